@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Repository rules that a compiler cannot check (STYLE.md): inline PTX only in include/tma/ptx/,
+# no assert() in the library headers, formatting per .clang-format where clang-format exists.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+fail=0
+stray=$(git grep -n -E '\basm\b *(volatile)? *\(' -- '*.cu' '*.cuh' '*.hpp' '*.h' '*.cpp' | grep -v '^include/tma/ptx/' || true)
+if [ -n "$stray" ]; then echo "inline PTX outside include/tma/ptx/:"; echo "$stray"; fail=1; fi
+asserts=$(git grep -n -E '\bassert *\(' -- 'include/*' 'src/*' | grep -v static_assert || true)
+if [ -n "$asserts" ]; then echo "assert() in library code (user input must get tma::Error):"; echo "$asserts"; fail=1; fi
+if command -v clang-format >/dev/null; then
+  files=$(git ls-files '*.hpp' '*.cpp' '*.cu' '*.cuh')
+  # shellcheck disable=SC2086
+  if ! clang-format --dry-run --Werror $files 2>/tmp/tmakit-format.log; then
+    echo "files not formatted with .clang-format:"; grep -o '^[^:]*' /tmp/tmakit-format.log | sort -u; fail=1
+  fi
+fi
+[ $fail -eq 0 ] && echo "repository checks: ok"
+exit $fail

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Builds and runs tests/package/consumer against this checkout one way:
+#   run_consumer.sh <find_package|add_subdirectory|fetchcontent> <tmakit source dir> <scratch dir>
+set -euo pipefail
+how=$1 src=$2 work=$3
+rm -rf "$work" && mkdir -p "$work"
+gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
+args=(-DTMAKIT_CONSUME="$how" -DTMAKIT_SOURCE_DIR="$src")
+case "$how" in
+  find_package)
+    cmake -S "$src" -B "$work/tmakit-build" "${gen[@]}" -DTMAKIT_CUDA=OFF -DTMAKIT_BUILD_TESTS=OFF \
+      -DTMAKIT_BUILD_TOOLS=OFF -DTMAKIT_BUILD_EXAMPLES=OFF -DTMAKIT_INSTALL=ON >"$work/log" 2>&1
+    cmake --install "$work/tmakit-build" --prefix "$work/prefix" >>"$work/log" 2>&1
+    args+=(-DCMAKE_PREFIX_PATH="$work/prefix")
+    ;;
+  fetchcontent)
+    # FetchContent clones a git repository: snapshot the working tree (committed or not) into one.
+    mkdir -p "$work/repo"
+    git -C "$src" ls-files -co --exclude-standard -z | tar -C "$src" --null -T - -cf - | tar -C "$work/repo" -xf -
+    git -C "$work/repo" init -q && git -C "$work/repo" add -A &&
+      git -C "$work/repo" -c user.name=t -c user.email=t@t commit -qm snapshot
+    args+=(-DTMAKIT_SOURCE_DIR="$work/repo" -DTMAKIT_GIT_TAG=HEAD)
+    ;;
+esac
+if ! cmake -S "$src/tests/package/consumer" -B "$work/consumer-build" "${gen[@]}" "${args[@]}" >>"$work/log" 2>&1 ||
+   ! cmake --build "$work/consumer-build" >>"$work/log" 2>&1; then
+  cat "$work/log"; exit 1
+fi
+"$work/consumer-build/consumer"
