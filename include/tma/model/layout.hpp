@@ -1,0 +1,364 @@
+// tmakit: what the reference model shares between load, store, reduce, multicast and im2col: where
+// a tensor element lives in the global buffer, where a box element lands in the shared-memory
+// image, what out-of-bounds elements are filled with, and the argument checks.
+//
+// Conventions (docs/design.md, "model"):
+//   * "global" is a host byte buffer standing for the memory at spec.address (never dereferenced).
+//     Element (i0..i_{r-1}) lives at byte sum(i_d * stride_d), stride_0 = element size,
+//     stride_d = strides_bytes_inner_first[d] for d >= 1. Elements are little-endian.
+//   * "smem" is the box's shared-memory image as it appears in a buffer aligned to
+//     smem_alignment(spec): a dense array of rows, dimension 0 fastest (tiled: one row per
+//     combination of the box indices k1..k_{r-1}, k1 fastest; im2col: one row per pixel), each row
+//     holding the row's elements contiguously, then every byte moved by swizzle_offset().
+//   * Tiled traversal (PTX ISA, "Tensors" > "Tiled Mode" > "Bounding Box", "Traversal-Stride"):
+//     along dimension d the box visits coords[d] + k * traversal_step(d) for
+//     k < box_extent(spec, d); an index < 0 or >= dims[d] in any dimension is out of bounds
+//     ("Out of Boundary Access": filled on loads, and, for stores, not written).
+//
+// Everything the documents leave open is a named function marked HYPOTHESIS, so that the GPU
+// tests' verdict is a one-place change.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "tma/host/spec.hpp"
+#include "tma/host/types.hpp"
+#include "tma/model/swizzle.hpp"
+
+namespace tma::model {
+
+namespace detail {
+
+[[noreturn]] inline void fail(std::string_view who, const std::string& what) {
+  throw std::invalid_argument(std::string(who) + ": " + what);
+}
+
+template <class T>
+std::string list(const T& a, int n) {
+  std::ostringstream o;
+  o << '{';
+  for (int i = 0; i < n; ++i)
+    o << (i ? "," : "") << a[static_cast<std::size_t>(i)];
+  o << '}';
+  return o.str();
+}
+
+// a * b + c, or false on 64-bit overflow.
+inline bool mul_add(std::uint64_t a, std::uint64_t b, std::uint64_t c, std::uint64_t* out) {
+  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+  if (b != 0 && a > kMax / b) return false;
+  if (a * b > kMax - c) return false;
+  *out = a * b + c;
+  return true;
+}
+
+}  // namespace detail
+
+// Element size in bytes of the spec's type (the model covers byte-sized types only).
+inline std::size_t element_size(const TensorMapSpec& s) {
+  return static_cast<std::size_t>(element_bytes(s.dtype));
+}
+
+// Throws std::invalid_argument unless the model can run `s` in `mode`: a rank the mode allows,
+// a byte-sized type, a Hopper swizzle, non-zero dims / box / strides / pixel counts. The rest of
+// the descriptor rules are validate()'s business; these checks only keep the model well defined.
+inline void require_modelled(const TensorMapSpec& s, Mode mode, std::string_view who) {
+  if (s.mode != mode) {
+    detail::fail(
+        who,
+        "spec.mode = " + std::string(to_string(s.mode)) + " but this function models " +
+            std::string(to_string(mode)) + " mode: use " +
+            (mode == Mode::kTiled ? "load_im2col for im2col maps" : "load_box for tiled maps"));
+  }
+  const int min_rank = mode == Mode::kIm2col ? 3 : 1;
+  if (s.rank < min_rank || s.rank > kMaxRank) {
+    detail::fail(who, "spec.rank = " + std::to_string(s.rank) + " is outside " +
+                          std::to_string(min_rank) + ".." + std::to_string(kMaxRank) + " for " +
+                          std::string(to_string(mode)) + " mode: use a rank in that range");
+  }
+  if (!is_valid(s.dtype) || is_packed(s.dtype)) {
+    detail::fail(who, "spec.dtype = " + std::string(to_string(s.dtype)) +
+                          " is not modelled (packed sub-byte types need compute capability >= 10): "
+                          "use a byte-sized element type");
+  }
+  if (!is_valid(s.swizzle) ||
+      (swizzle_span_bytes(s.swizzle) == 128 && s.swizzle != Swizzle::k128B)) {
+    detail::fail(who, "spec.swizzle = " + std::string(to_string(s.swizzle)) +
+                          " is not modelled (the 128B_ATOM modes need compute capability >= 10): "
+                          "use none, 32B, 64B or 128B");
+  }
+  if (!is_valid(s.interleave) || !is_valid(s.oob_fill)) {
+    detail::fail(who,
+                 "spec.interleave or spec.oob_fill holds an out-of-range enum value: use one "
+                 "of the named enumerators");
+  }
+  for (int d = 0; d < s.rank; ++d) {
+    if (s.dims_inner_first[d] == 0) {
+      detail::fail(who, "spec.dims_inner_first[" + std::to_string(d) +
+                            "] = 0: every dimension needs at least one element");
+    }
+    const bool stride_used = d > 0 || s.interleave != Interleave::kNone;
+    if (stride_used && s.element_strides_inner_first[d] == 0) {
+      detail::fail(who, "spec.element_strides_inner_first[" + std::to_string(d) +
+                            "] = 0: use a traversal stride of 1..8");
+    }
+    if (mode == Mode::kTiled && s.box_inner_first[d] == 0) {
+      detail::fail(
+          who, "spec.box_inner_first[" + std::to_string(d) + "] = 0: use a box extent of 1..256");
+    }
+  }
+  if (mode == Mode::kIm2col && (s.channels_per_pixel == 0 || s.pixels_per_column == 0)) {
+    detail::fail(who, "spec.channels_per_pixel = " + std::to_string(s.channels_per_pixel) +
+                          " and spec.pixels_per_column = " + std::to_string(s.pixels_per_column) +
+                          ": both must be at least 1");
+  }
+}
+
+// Byte distance between consecutive indices of dimension `d` in the global buffer.
+inline std::uint64_t global_stride_bytes(const TensorMapSpec& s, int d) {
+  return d == 0 ? element_size(s) : s.strides_bytes_inner_first[d];
+}
+
+// Bytes from spec.address to the last byte of the tensor's last element, plus one: the smallest
+// "global" buffer the model accepts. Throws std::invalid_argument if it does not fit in 64 bits.
+inline std::size_t global_footprint_bytes(const TensorMapSpec& s) {
+  if (s.rank < 1 || s.rank > kMaxRank || !is_valid(s.dtype) || is_packed(s.dtype)) {
+    detail::fail("global_footprint_bytes",
+                 "spec.rank = " + std::to_string(s.rank) +
+                     ", spec.dtype = " + std::string(to_string(s.dtype)) +
+                     ": needs a rank of 1..5 and a byte-sized element type");
+  }
+  std::uint64_t total = element_size(s);
+  for (int d = 0; d < s.rank; ++d) {
+    const std::uint64_t last = s.dims_inner_first[d] == 0 ? 0 : s.dims_inner_first[d] - 1;
+    if (!detail::mul_add(last, global_stride_bytes(s, d), total, &total)) {
+      detail::fail("global_footprint_bytes",
+                   "dims_inner_first = " + detail::list(s.dims_inner_first, s.rank) +
+                       " with strides_bytes_inner_first = " +
+                       detail::list(s.strides_bytes_inner_first, s.rank) +
+                       " spans more than 2^64 bytes: use smaller dims or strides");
+    }
+  }
+  if (total > std::numeric_limits<std::size_t>::max()) {
+    detail::fail("global_footprint_bytes", "the tensor spans " + std::to_string(total) +
+                                               " bytes, more than this host can address");
+  }
+  return static_cast<std::size_t>(total);
+}
+
+// HYPOTHESIS (check on hardware): the bits of the "OOB-NaN" that CU_TENSOR_MAP_FLOAT_OOB_FILL_
+// NAN_REQUEST_ZERO_FMA writes (PTX ISA, "Out of Boundary Access": "a special NaN called OOB-NaN";
+// the value is not documented). Assumed: the canonical all-ones-fraction quiet NaN of the type,
+// sign 0. For non-float types (which the driver rejects with NaN fill) the model fills zeros.
+constexpr std::uint64_t oob_nan_bits(DataType t) {
+  switch (t) {
+    case DataType::kFloat16:
+    case DataType::kBFloat16:
+      return 0x7FFFu;
+    case DataType::kFloat32:
+    case DataType::kFloat32Ftz:
+    case DataType::kTFloat32:
+    case DataType::kTFloat32Ftz:
+      return 0x7FFFFFFFu;
+    case DataType::kFloat64:
+      return 0x7FFFFFFFFFFFFFFFull;
+    default:
+      return 0;
+  }
+}
+
+// The bits a load writes for an out-of-bounds element of `s`.
+constexpr std::uint64_t oob_fill_bits(const TensorMapSpec& s) {
+  return s.oob_fill == OobFill::kNan ? oob_nan_bits(s.dtype) : 0;
+}
+
+// Index step of the traversal along dimension `d` (the element / traversal stride). The driver
+// and the PTX ISA say dimension 0's stride is ignored (must be 1) without interleave.
+// HYPOTHESIS (check on hardware): stores and reduces traverse with the same steps as loads (the
+// PTX ISA describes traversal strides on the tensor map, not per direction).
+inline std::int64_t traversal_step(const TensorMapSpec& s, int d) {
+  if (d == 0 && s.interleave == Interleave::kNone) return 1;
+  return static_cast<std::int64_t>(s.element_strides_inner_first[d]);
+}
+
+// Elements in one shared-memory row: box_extent(0) (tiled) or channels_per_pixel (im2col).
+inline std::size_t smem_row_elements(const TensorMapSpec& s) {
+  return static_cast<std::size_t>(box_extent(s, 0));
+}
+
+// Rows of the shared-memory image: product of box_extent(d) for d >= 1 (tiled), or
+// pixels_per_column (im2col).
+inline std::size_t smem_rows(const TensorMapSpec& s) {
+  if (s.mode == Mode::kIm2col) return s.pixels_per_column;
+  std::size_t rows = 1;
+  for (int d = 1; d < s.rank && d < kMaxRank; ++d)
+    rows *= static_cast<std::size_t>(box_extent(s, d));
+  return rows;
+}
+
+// HYPOTHESIS (check on hardware): bytes one row of elements occupies in shared memory. Without
+// interleave: the elements exactly (box_extent(0) * element size; the driver requires a multiple of
+// 16 B). With INTERLEAVE_16B / 32B: dimension 0's traversal stride is honoured and the row is
+// padded up to a multiple of the interleave size (16 / 32 B); the padding bytes are not written
+// by loads nor read by stores. NOTE: tma::transaction_bytes() does not pad; the model sizes its
+// buffers with smem_bytes() instead.
+inline std::size_t smem_row_bytes(const TensorMapSpec& s) {
+  const std::size_t dense = smem_row_elements(s) * element_size(s);
+  const auto unit = static_cast<std::size_t>(interleave_bytes(s.interleave));
+  if (unit == 0) return dense;
+  return (dense + unit - 1) / unit * unit;
+}
+
+// HYPOTHESIS A (check on hardware): distance between the starts of consecutive rows. Assumed: rows
+// are packed densely (pitch = smem_row_bytes) and the swizzle is a pure XOR on the byte offset,
+// also when a row is narrower than the swizzle span (e.g. 64 B rows with SWIZZLE_128B: two rows
+// share one 128 B swizzle row). Hypothesis B would be max(smem_row_bytes, swizzle span): each row
+// padded to the span. Changing this one function switches the whole model (and smem_bytes) to B.
+inline std::size_t smem_row_pitch(const TensorMapSpec& s) {
+  return smem_row_bytes(s);
+}
+
+// Bytes of the shared-memory buffer a box needs: one past the last byte the swizzled image
+// reaches. The image is rows * pitch dense bytes moved by swizzle_offset(), which permutes 16 B
+// chunks only within span-aligned blocks; a partly filled last block can send a chunk past
+// rows * pitch (e.g. 9 rows of 16 B under SWIZZLE_128B: row 8 lands at bytes 144..159). Equals
+// transaction_bytes(spec) whenever rows are dense and the image ends on a span boundary or inside
+// the first 128 B, i.e. in every common case. Buffer bytes outside the image are neither written by
+// loads nor read by stores.
+inline std::size_t smem_bytes(const TensorMapSpec& s) {
+  const std::size_t dense = smem_rows(s) * smem_row_pitch(s);
+  const auto span = static_cast<std::size_t>(swizzle_span_bytes(s.swizzle));
+  if (span == 0 || dense == 0 || dense > (std::size_t{1} << 31)) return dense;
+  std::size_t end = 0;
+  for (std::size_t chunk = (dense - 1) / span * span; chunk < dense; chunk += 16) {
+    const std::size_t bytes = dense - chunk < 16 ? dense - chunk : 16;
+    const std::size_t moved = swizzle_offset(s.swizzle, static_cast<std::uint32_t>(chunk));
+    if (moved + bytes > end) end = moved + bytes;
+  }
+  return end;
+}
+
+// Where byte `byte_in_row` of row `row` of the box image lands in the shared-memory buffer.
+inline std::size_t smem_offset(const TensorMapSpec& s, std::size_t row, std::size_t byte_in_row) {
+  const auto linear = static_cast<std::uint32_t>(row * smem_row_pitch(s) + byte_in_row);
+  return swizzle_offset(s.swizzle, linear);
+}
+
+// Element bits at `offset` (little-endian, `size` bytes), zero-extended.
+inline std::uint64_t read_element(std::span<const std::byte> buf, std::size_t offset,
+                                  std::size_t size) {
+  std::uint64_t v = 0;
+  for (std::size_t i = 0; i < size; ++i)
+    v |= static_cast<std::uint64_t>(std::to_integer<unsigned>(buf[offset + i])) << (8 * i);
+  return v;
+}
+
+// Writes the low `size` bytes of `bits` at `offset`, little-endian.
+inline void write_element(std::span<std::byte> buf, std::size_t offset, std::size_t size,
+                          std::uint64_t bits) {
+  for (std::size_t i = 0; i < size; ++i)
+    buf[offset + i] = static_cast<std::byte>((bits >> (8 * i)) & 0xFFu);
+}
+
+// One element visited by a box traversal.
+struct ElementAccess {
+  std::array<std::int64_t, kMaxRank> index;  // tensor index, innermost first (may be out of bounds)
+  std::size_t smem_offset;                   // first byte of the element in the smem buffer
+  bool in_bounds;                            // index inside the tensor in every dimension
+  std::size_t global_offset;                 // first byte in the global buffer; 0 if !in_bounds
+};
+
+// Calls f(const ElementAccess&) for every element of the tiled box at `coords`, dimension 0
+// fastest. Preconditions (the public functions check them): require_modelled(s, kTiled, ...) and
+// coords.size() == s.rank. Elements of one row occupy consecutive element slots of the row.
+template <class F>
+void for_each_box_element(const TensorMapSpec& s, std::span<const std::int32_t> coords, F&& f) {
+  const int rank = s.rank;
+  const std::size_t esize = element_size(s);
+  std::array<std::uint64_t, kMaxRank> extent{};
+  for (int d = 0; d < rank; ++d) {
+    extent[d] = box_extent(s, d);
+    if (extent[d] == 0) return;
+  }
+  std::array<std::uint64_t, kMaxRank> k{};  // box index of dims 1..rank-1 (odometer, k1 fastest)
+  ElementAccess e{};
+  for (std::size_t row = 0;; ++row) {
+    bool outer_in = true;
+    std::uint64_t outer_offset = 0;
+    for (int d = 1; d < rank; ++d) {
+      const std::int64_t i = coords[d] + static_cast<std::int64_t>(k[d]) * traversal_step(s, d);
+      e.index[d] = i;
+      if (i < 0 || static_cast<std::uint64_t>(i) >= s.dims_inner_first[d]) {
+        outer_in = false;
+      } else {
+        outer_offset += static_cast<std::uint64_t>(i) * global_stride_bytes(s, d);
+      }
+    }
+    for (std::uint64_t k0 = 0; k0 < extent[0]; ++k0) {
+      const std::int64_t i = coords[0] + static_cast<std::int64_t>(k0) * traversal_step(s, 0);
+      e.index[0] = i;
+      e.in_bounds = outer_in && i >= 0 && static_cast<std::uint64_t>(i) < s.dims_inner_first[0];
+      e.global_offset =
+          e.in_bounds
+              ? static_cast<std::size_t>(outer_offset + static_cast<std::uint64_t>(i) * esize)
+              : 0;
+      e.smem_offset = smem_offset(s, row, static_cast<std::size_t>(k0) * esize);
+      f(static_cast<const ElementAccess&>(e));
+    }
+    int d = 1;
+    for (; d < rank; ++d) {
+      if (++k[d] < extent[d]) break;
+      k[d] = 0;
+    }
+    if (d >= rank) return;
+  }
+}
+
+// Throws unless `coords` has one coordinate per dimension.
+inline void check_coords(const TensorMapSpec& s, std::span<const std::int32_t> coords,
+                         std::string_view who) {
+  if (coords.size() != static_cast<std::size_t>(s.rank)) {
+    detail::fail(who, "coords has " + std::to_string(coords.size()) +
+                          " values but spec.rank = " + std::to_string(s.rank) +
+                          ": pass one signed coordinate per dimension, innermost first");
+  }
+}
+
+// Throws unless the global buffer covers the tensor's footprint (the model never reads or writes
+// outside its buffers).
+inline void check_global(const TensorMapSpec& s, std::size_t global_size, std::string_view who) {
+  const std::size_t need = global_footprint_bytes(s);
+  if (global_size < need) {
+    detail::fail(who, "global buffer has " + std::to_string(global_size) +
+                          " bytes but the tensor (dims_inner_first = " +
+                          detail::list(s.dims_inner_first, s.rank) +
+                          ", strides_bytes_inner_first = " +
+                          detail::list(s.strides_bytes_inner_first, s.rank) + ") spans " +
+                          std::to_string(need) + " bytes: pass a buffer of at least " +
+                          std::to_string(need) + " bytes (see global_footprint_bytes)");
+  }
+}
+
+// Throws unless the shared-memory buffer is exactly smem_bytes(s) long.
+inline void check_smem(const TensorMapSpec& s, std::size_t smem_size, std::string_view who) {
+  const std::size_t need = smem_bytes(s);
+  if (need > (std::size_t{1} << 31)) {
+    detail::fail(who, "the box needs " + std::to_string(need) +
+                          " bytes of shared memory, beyond any GPU's: use a smaller box");
+  }
+  if (smem_size != need) {
+    detail::fail(who, "shared-memory buffer has " + std::to_string(smem_size) +
+                          " bytes but the box image needs exactly " + std::to_string(need) +
+                          " (smem_bytes(spec)): size the buffer with smem_bytes");
+  }
+}
+
+}  // namespace tma::model

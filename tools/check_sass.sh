@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# check_sass.sh: reads the SASS of CUDA binaries and fails when a kernel uses local memory
+# (LDL / STL instructions, a stack frame, spilled registers) or when a required opcode is missing.
+#
+#   tools/check_sass.sh [--require OPCODE]... [--function REGEX] [--allow-local REGEX] BINARY...
+#
+#   --require OPCODE     every BINARY must contain OPCODE (in the checked functions): an exact
+#                        opcode or a prefix up to a dot, e.g. UTMALDG matches UTMALDG.2D.MULTICAST
+#   --function REGEX     check only functions whose (demangled) name matches the extended regex
+#   --allow-local REGEX  functions matching it may use local memory (e.g. a debug build's
+#                        printf-and-trap helpers: 'tma::detail::(device_fail|report_hang)')
+#   --quiet              print only failures and the verdict
+#
+# Prints a table per function (registers, stack, local bytes, LDL/STL count, TMA opcodes), then
+# PASS or FAIL with the reasons. Exit status: 0 pass, 1 fail, 2 usage or tool error.
+#
+# Why: local memory in a TMA kernel is almost always an accident (a coordinate array indexed at run
+# time, a descriptor copied by value, a register budget too small) and costs more than the copy it
+# feeds. The opcodes confirm the PTX became the hardware instruction: UTMALDG (tensor load),
+# UTMASTG (tensor store), UTMAREDG (reduce), UTMAPF (tensor L2 prefetch), UTMACCTL (descriptor
+# prefetch / invalidate), UBLKCP / UBLKPF (bulk copy / prefetch), SYNCS.* (mbarrier), HGMMA (wgmma).
+#
+# Needs cuobjdump (CUDA toolkit; $CUOBJDUMP, PATH, $CUDA_HOME/bin or /usr/local/cuda/bin) and
+# c++filt or cu++filt for readable names (optional).
+set -euo pipefail
+
+usage() {
+  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
+  exit 2
+}
+
+requires=()
+function_re=''
+allow_local_re=''
+quiet=0
+binaries=()
+while (($#)); do
+  case "$1" in
+    --require) [[ $# -ge 2 ]] || usage; requires+=("$2"); shift 2 ;;
+    --function) [[ $# -ge 2 ]] || usage; function_re="$2"; shift 2 ;;
+    --allow-local) [[ $# -ge 2 ]] || usage; allow_local_re="$2"; shift 2 ;;
+    --quiet) quiet=1; shift ;;
+    -h | --help) usage ;;
+    --*) echo "check_sass.sh: unknown option $1" >&2; usage ;;
+    *) binaries+=("$1"); shift ;;
+  esac
+done
+((${#binaries[@]})) || usage
+
+find_tool() {  # name, env override
+  local name="$1" override="${2:-}"
+  if [[ -n "$override" ]]; then echo "$override"; return; fi
+  if command -v "$name" >/dev/null 2>&1; then command -v "$name"; return; fi
+  for dir in "${CUDA_HOME:-}" "${CUDA_PATH:-}" /usr/local/cuda; do
+    if [[ -n "$dir" && -x "$dir/bin/$name" ]]; then echo "$dir/bin/$name"; return; fi
+  done
+}
+
+cuobjdump=$(find_tool cuobjdump "${CUOBJDUMP:-}")
+if [[ -z "$cuobjdump" || ! -x "$cuobjdump" ]]; then
+  echo "check_sass.sh: cuobjdump not found: install the CUDA toolkit's cuobjdump (package" \
+       "cuda-cuobjdump, or pip nvidia-cuda-cuobjdump) or set CUOBJDUMP=/path/to/cuobjdump" >&2
+  exit 2
+fi
+demangler=$(find_tool cu++filt)
+[[ -n "$demangler" ]] || demangler=$(find_tool c++filt)
+demangle() { if [[ -n "$demangler" ]]; then "$demangler"; else cat; fi; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+failures=0
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+for bin in "${binaries[@]}"; do
+  if [[ ! -f "$bin" ]]; then
+    echo "check_sass.sh: no such file: $bin" >&2
+    exit 2
+  fi
+  if ! "$cuobjdump" --dump-sass "$bin" >"$tmp/sass.txt" 2>"$tmp/err.txt"; then
+    echo "check_sass.sh: cuobjdump --dump-sass $bin failed: $(cat "$tmp/err.txt")" >&2
+    exit 2
+  fi
+  "$cuobjdump" -res-usage "$bin" >"$tmp/res.txt" 2>"$tmp/err.txt" || {
+    echo "check_sass.sh: cuobjdump -res-usage $bin failed: $(cat "$tmp/err.txt")" >&2
+    exit 2
+  }
+  if ! grep -q 'Function :' "$tmp/sass.txt"; then
+    fail "$bin holds no SASS (built only as PTX? build with -gencode=arch=compute_90a,code=sm_90a)"
+    continue
+  fi
+
+  # One line per function: name <TAB> ldl_stl_count <TAB> opcode opcode ... (all opcodes, with
+  # their dot suffixes, one entry per instruction).
+  awk '
+    /Function : / { if (name != "") print name "\t" lmem "\t" ops; name = $NF; lmem = 0; ops = ""; next }
+    /^[ \t]+\/\*[0-9a-f]+\*\/[ \t]+/ {
+      line = $0
+      sub(/^[ \t]+\/\*[0-9a-f]+\*\/[ \t]+/, "", line)
+      sub(/^@!?U?P[0-9T][ \t]+/, "", line)
+      split(line, tok, /[ \t;]+/)
+      op = tok[1]
+      if (op == "") next
+      ops = ops " " op
+      if (op ~ /^(LDL|STL)(\.|$)/) lmem++
+    }
+    END { if (name != "") print name "\t" lmem "\t" ops }
+  ' "$tmp/sass.txt" >"$tmp/functions.txt"
+
+  # name <TAB> REG <TAB> STACK <TAB> LOCAL from the resource report.
+  awk '
+    /^ *Function [^:]+:$/ { name = $2; sub(/:$/, "", name); next }
+    /REG:/ && name != "" {
+      reg = stack = local_ = 0
+      for (i = 1; i <= NF; i++) {
+        split($i, kv, ":")
+        if (kv[1] == "REG") reg = kv[2]
+        if (kv[1] == "STACK") stack = kv[2]
+        if (kv[1] == "LOCAL") local_ = kv[2]
+      }
+      print name "\t" reg "\t" stack "\t" local_
+      name = ""
+    }
+  ' "$tmp/res.txt" >"$tmp/res_table.txt"
+
+  ((quiet)) || echo "== $bin"
+  ((quiet)) || printf '%-5s %-6s %-6s %-8s %s\n' REG STACK LOCAL LDL/STL "function: TMA opcodes"
+  all_ops_file="$tmp/ops_$((RANDOM)).txt"
+  : >"$all_ops_file"
+  checked=0
+  while IFS=$'\t' read -r mangled lmem ops; do
+    pretty=$(printf '%s\n' "$mangled" | demangle)
+    if [[ -n "$function_re" ]] && ! [[ "$pretty" =~ $function_re || "$mangled" =~ $function_re ]]; then
+      continue
+    fi
+    checked=$((checked + 1))
+    read -r reg stack local_ < <(awk -F'\t' -v n="$mangled" '$1 == n { print $2, $3, $4 }' \
+      "$tmp/res_table.txt")
+    reg=${reg:-?}
+    stack=${stack:-0}
+    local_=${local_:-0}
+    tma_ops=$(printf '%s\n' $ops | grep -E '^(UTMA|UBLK|SYNCS|HGMMA|WARPGROUP)' | sed 's/\..*//' |
+      sort | uniq -c |
+      awk '{ printf "%s%sx%s", (NR > 1 ? " " : ""), $2, $1 }' || true)
+    printf '%s\n' $ops >>"$all_ops_file"
+    ((quiet)) || printf '%-5s %-6s %-6s %-8s %s: %s\n' "$reg" "$stack" "$local_" "$lmem" "$pretty" \
+      "${tma_ops:-(none)}"
+    if [[ "$lmem" != 0 || "$stack" != 0 || "$local_" != 0 ]]; then
+      if [[ -n "$allow_local_re" ]] && [[ "$pretty" =~ $allow_local_re || "$mangled" =~ $allow_local_re ]]; then
+        ((quiet)) || echo "      (local memory allowed by --allow-local)"
+      else
+        fail "$bin: $pretty uses local memory: $lmem LDL/STL instructions, stack frame $stack" \
+             "bytes, local $local_ bytes (a run-time-indexed array, a spill or a by-value copy" \
+             "of a large object; look for LDL/STL in cuobjdump --dump-sass)"
+      fi
+    fi
+  done <"$tmp/functions.txt"
+
+  if ((checked == 0)); then
+    fail "$bin: no function matches --function '$function_re'"
+    continue
+  fi
+  for req in "${requires[@]}"; do
+    if ! grep -qE "^${req//./\\.}(\.|$)" "$all_ops_file"; then
+      fail "$bin: no $req instruction in the checked functions (was the PTX for it issued, and" \
+           "built for sm_90a?)"
+    fi
+  done
+done
+
+if ((failures)); then
+  echo "check_sass.sh: FAIL ($failures problem(s))"
+  exit 1
+fi
+echo "check_sass.sh: PASS (${#binaries[@]} binary(ies)${requires[*]:+; found: ${requires[*]}})"
