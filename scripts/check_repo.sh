@@ -9,10 +9,13 @@ if [ -n "$stray" ]; then echo "inline PTX outside include/tma/ptx/:"; echo "$str
 asserts=$(git grep -n -E '\bassert *\(' -- 'include/*' 'src/*' | grep -v static_assert || true)
 if [ -n "$asserts" ]; then echo "assert() in library code (user input must get tma::Error):"; echo "$asserts"; fail=1; fi
 if command -v clang-format >/dev/null; then
-  files=$(git ls-files '*.hpp' '*.cpp' '*.cu' '*.cuh')
-  # shellcheck disable=SC2086
-  if ! clang-format --dry-run --Werror $files 2>/tmp/tmakit-format.log; then
-    echo "files not formatted with .clang-format:"; grep -o '^[^:]*' /tmp/tmakit-format.log | sort -u; fail=1
+  unformatted=""
+  for f in $(git ls-files '*.hpp' '*.cpp' '*.cu' '*.cuh'); do
+    clang-format --dry-run --Werror "$f" >/dev/null 2>&1 || unformatted="$unformatted $f"
+  done
+  if [ -n "$unformatted" ]; then
+    echo "files not formatted with .clang-format (run clang-format -i on them):$unformatted"
+    fail=1
   fi
 fi
 [ $fail -eq 0 ] && echo "repository checks: ok"

@@ -8,8 +8,8 @@
 // the CTA with 16-byte loads and stores, four independent vectors in flight per thread.
 //
 // Napkin math (H100 SXM, 3.35 TB/s): a 1 GiB copy moves 2 GiB, 0.64 ms at the datasheet rate.
-// Keeping HBM busy takes ~bandwidth x latency = 3.35 TB/s x ~1.5 us = 5 MB in flight, ~38 KB per SM;
-// 3 CTAs x 2 loads x 16 KB = 96 KB per SM in the default configuration.
+// Keeping HBM busy takes ~bandwidth x latency = 3.35 TB/s x ~1.5 us = 5 MB in flight, ~38 KB per
+// SM; 3 CTAs x 2 loads x 16 KB = 96 KB per SM in the default configuration.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -46,10 +46,10 @@ __device__ __forceinline__ void tile_origin(std::uint64_t t, const DeviceGrid& g
 }
 
 // One thread per CTA does everything: the other 31 lanes of the warp exit at once.
-template <int kStages, int kLookahead>
-__global__ void __launch_bounds__(32) copy_tma_kernel(const __grid_constant__ TensorMap src,
-                                                      const __grid_constant__ TensorMap dst,
-                                                      const DeviceGrid g) {
+template <int kStages, int kLookahead, CacheHint kHint = CacheHint::kNone>
+__global__ void __launch_bounds__(32)
+    copy_tma_kernel(const __grid_constant__ TensorMap src, const __grid_constant__ TensorMap dst,
+                    const DeviceGrid g) {
   static_assert(kLookahead >= 1 && kLookahead < kStages,
                 "copy_tma_kernel: lookahead must be 1..stages-1 so a store can drain while the "
                 "next loads land");
@@ -59,7 +59,8 @@ __global__ void __launch_bounds__(32) copy_tma_kernel(const __grid_constant__ Te
 
   prefetch_descriptor(&src);
   prefetch_descriptor(&dst);
-  for (int s = 0; s < kStages; ++s) full_bar[s].init(1);
+  for (int s = 0; s < kStages; ++s)
+    full_bar[s].init(1);
   fence_barrier_init();
 
   const std::uint64_t first = blockIdx.x;
@@ -73,16 +74,17 @@ __global__ void __launch_bounds__(32) copy_tma_kernel(const __grid_constant__ Te
     tile_origin(first + k * step, g, c);
     Barrier& bar = full_bar[load_at.index];
     bar.arrive_expect_tx(g.tile_bytes);
-    load(smem + load_at.index * g.tile_bytes, &src, bar, c);
+    load(smem + load_at.index * g.tile_bytes, &src, bar, c, kHint);
     load_at.advance();
   };
 
-  for (std::uint64_t k = 0; k < mine && k < kLookahead; ++k) issue_load(k);
+  for (std::uint64_t k = 0; k < mine && k < kLookahead; ++k)
+    issue_load(k);
   for (std::uint64_t k = 0; k < mine; ++k) {
     full_bar[store_at.index].wait(store_at.phase);
     std::int32_t c[kRank];
     tile_origin(first + k * step, g, c);
-    store(&dst, smem + store_at.index * g.tile_bytes, c);
+    store(&dst, smem + store_at.index * g.tile_bytes, c, kHint);
     commit_group();
     store_at.advance();
     if (k + kLookahead < mine) {
@@ -107,7 +109,8 @@ constexpr int kOrdinaryUnroll = 4;
 // Copies the first `bytes` bytes of a 16-byte vector that sticks out of the tensor's end.
 __device__ __forceinline__ void copy_partial(unsigned char* d, const unsigned char* s,
                                              std::uint32_t bytes) {
-  for (std::uint32_t b = 0; b < bytes; ++b) d[b] = s[b];
+  for (std::uint32_t b = 0; b < bytes; ++b)
+    d[b] = s[b];
 }
 
 // The same tiles as the TMA path, copied with 16-byte vector loads and stores.
@@ -165,21 +168,37 @@ using CopyKernel = void (*)(const TensorMap, const TensorMap, const DeviceGrid);
 
 CopyKernel copy_kernel_for(int config) {
   switch (config) {
-    case 0: return copy_tma_kernel<4, 2>;
-    case 1: return copy_tma_kernel<8, 4>;
-    case 2: return copy_tma_kernel<6, 4>;
-    case 3: return copy_tma_kernel<4, 3>;
-    case 4: return copy_tma_kernel<2, 1>;
+    case 0:
+      return copy_tma_kernel<4, 2>;
+    case 1:
+      return copy_tma_kernel<8, 4>;
+    case 2:
+      return copy_tma_kernel<6, 4>;
+    case 3:
+      return copy_tma_kernel<4, 3>;
+    case 4:
+      return copy_tma_kernel<2, 1>;
+    case 5:
+      return copy_tma_kernel<4, 2, CacheHint::kEvictFirst>;
+    case 6:
+      return copy_tma_kernel<8, 4, CacheHint::kEvictFirst>;
   }
   return nullptr;
 }
-static_assert(kNumCopyConfigs == 5, "copy_kernel_for() instantiates one kernel per CopyConfig");
-static_assert(kCopyConfigs[0].stages == 4 && kCopyConfigs[0].lookahead == 2 &&
-                  kCopyConfigs[1].stages == 8 && kCopyConfigs[1].lookahead == 4 &&
-                  kCopyConfigs[2].stages == 6 && kCopyConfigs[2].lookahead == 4 &&
-                  kCopyConfigs[3].stages == 4 && kCopyConfigs[3].lookahead == 3 &&
-                  kCopyConfigs[4].stages == 2 && kCopyConfigs[4].lookahead == 1,
-              "copy_kernel_for() must match kCopyConfigs");
+static_assert(kNumCopyConfigs == 7, "copy_kernel_for() instantiates one kernel per CopyConfig");
+// The (stages, lookahead, evict_first) of each case above, checked against kCopyConfigs.
+constexpr bool kernels_match_configs() {
+  constexpr int kInstantiated[][3] = {{4, 2, 0}, {8, 4, 0}, {6, 4, 0}, {4, 3, 0},
+                                      {2, 1, 0}, {4, 2, 1}, {8, 4, 1}};
+  for (int i = 0; i < kNumCopyConfigs; ++i) {
+    const CopyConfig& c = kCopyConfigs[i];
+    if (c.stages != kInstantiated[i][0] || c.lookahead != kInstantiated[i][1] ||
+        c.evict_first != (kInstantiated[i][2] != 0))
+      return false;
+  }
+  return true;
+}
+static_assert(kernels_match_configs(), "copy_kernel_for() must match kCopyConfigs");
 
 void check_cuda(cudaError_t e, const char* what) {
   if (e != cudaSuccess)
@@ -215,7 +234,8 @@ TileGrid make_grid(const Layout& l, std::uint32_t esize, std::uint32_t target) {
     g.tiles[d] = d < l.rank ? static_cast<std::uint32_t>((l.dims[d] + b - 1) / b) : 1;
   }
   g.total = 1;
-  for (int d = 0; d < kRank; ++d) g.total *= g.tiles[d];
+  for (int d = 0; d < kRank; ++d)
+    g.total *= g.tiles[d];
   g.tile_bytes = static_cast<std::uint32_t>(bytes);
   return g;
 }
@@ -261,6 +281,39 @@ int split(const Layout& l, std::uint32_t esize, Piece (&pieces)[2]) {
   return 2;
 }
 
+// Copies one piece (a layout at `offset` bytes from both bases) along `path`.
+void run_piece(const Layout& l, const TensorView& src, const TensorView& dst, std::uint64_t offset,
+               Path path, const CopyConfig& cfg, int config, std::uint32_t esize, int sms,
+               cudaStream_t stream) {
+  const TileGrid g = make_grid(l, esize, cfg.tile_bytes);
+  const auto* s = static_cast<const unsigned char*>(src.data) + offset;
+  auto* d = static_cast<unsigned char*>(dst.data) + offset;
+  if (path == Path::kTma) {
+    const TensorMap sm = make_tensor_map(copy_spec(src.dtype, s, l, l.src_stride, g));
+    const TensorMap dm = make_tensor_map(copy_spec(src.dtype, d, l, l.dst_stride, g));
+    const CopyKernel kernel = copy_kernel_for(config);
+    const int smem = cfg.stages * static_cast<int>(g.tile_bytes);
+    check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
+               "cudaFuncSetAttribute(max dynamic shared memory)");
+    const auto grid = static_cast<unsigned>(
+        std::min<std::uint64_t>(g.total, static_cast<std::uint64_t>(sms) * cfg.ctas_per_sm));
+    kernel<<<grid, 32, smem, stream>>>(sm, dm, to_device(g));
+    check_cuda(cudaGetLastError(), "launching copy_tma_kernel");
+  } else {
+    DeviceLayout dl{};
+    for (int i = 0; i < kRank; ++i) {
+      dl.dims[i] = i < l.rank ? l.dims[i] : 1;
+      dl.src_stride[i] = i < l.rank ? l.src_stride[i] : 0;
+      dl.dst_stride[i] = i < l.rank ? l.dst_stride[i] : 0;
+    }
+    dl.esize = esize;
+    const auto grid = static_cast<unsigned>(
+        std::min<std::uint64_t>(g.total, static_cast<std::uint64_t>(sms) * 8));
+    copy_ordinary_kernel<<<grid, kOrdinaryThreads, 0, stream>>>(s, d, dl, to_device(g));
+    check_cuda(cudaGetLastError(), "launching copy_ordinary_kernel");
+  }
+}
+
 void launch(const TensorView& dst, const TensorView& src, cudaStream_t stream, Path path,
             int config) {
   const char* op = "copy";
@@ -287,33 +340,21 @@ void launch(const TensorView& dst, const TensorView& src, cudaStream_t stream, P
   Piece pieces[2];
   const int n = split(merge_dims(dst, src), esize, pieces);
   for (int p = 0; p < n; ++p) {
+    // TMA stores write dimension 0 in whole 16-byte chunks (model::stored_dim0_limit, measured on
+    // an H200): a row whose end is not 16-byte aligned would get the rest of its last chunk
+    // overwritten. TMA takes the aligned part of each row; the ordinary path the few elements left.
     const Layout& l = pieces[p].layout;
-    const TileGrid g = make_grid(l, esize, cfg.tile_bytes);
-    const auto* s = static_cast<const unsigned char*>(src.data) + pieces[p].offset_bytes;
-    auto* d = static_cast<unsigned char*>(dst.data) + pieces[p].offset_bytes;
-    if (path == Path::kTma) {
-      const TensorMap sm = make_tensor_map(copy_spec(src.dtype, s, l, l.src_stride, g));
-      const TensorMap dm = make_tensor_map(copy_spec(src.dtype, d, l, l.dst_stride, g));
-      const CopyKernel kernel = copy_kernel_for(config);
-      const int smem = cfg.stages * static_cast<int>(g.tile_bytes);
-      check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
-                 "cudaFuncSetAttribute(max dynamic shared memory)");
-      const auto grid = static_cast<unsigned>(
-          std::min<std::uint64_t>(g.total, static_cast<std::uint64_t>(sms) * cfg.ctas_per_sm));
-      kernel<<<grid, 32, smem, stream>>>(sm, dm, to_device(g));
-      check_cuda(cudaGetLastError(), "launching copy_tma_kernel");
-    } else {
-      DeviceLayout dl{};
-      for (int i = 0; i < kRank; ++i) {
-        dl.dims[i] = i < l.rank ? l.dims[i] : 1;
-        dl.src_stride[i] = i < l.rank ? l.src_stride[i] : 0;
-        dl.dst_stride[i] = i < l.rank ? l.dst_stride[i] : 0;
-      }
-      dl.esize = esize;
-      const auto grid = static_cast<unsigned>(
-          std::min<std::uint64_t>(g.total, static_cast<std::uint64_t>(sms) * 8));
-      copy_ordinary_kernel<<<grid, kOrdinaryThreads, 0, stream>>>(s, d, dl, to_device(g));
-      check_cuda(cudaGetLastError(), "launching copy_ordinary_kernel");
+    const std::uint64_t aligned = l.dims[0] * esize / 16 * 16 / esize;
+    if (aligned > 0) {
+      Layout head = l;
+      head.dims[0] = aligned;
+      run_piece(head, src, dst, pieces[p].offset_bytes, path, cfg, config, esize, sms, stream);
+    }
+    if (aligned < l.dims[0]) {
+      Layout edge = l;
+      edge.dims[0] = l.dims[0] - aligned;
+      run_piece(edge, src, dst, pieces[p].offset_bytes + aligned * esize, Path::kOrdinary, cfg,
+                config, esize, sms, stream);
     }
   }
 }

@@ -32,7 +32,8 @@ std::string cat(const A&... a) {
 inline std::string shape_string(const TensorView& v) {
   std::ostringstream o;
   o << '[';
-  for (int i = 0; i < v.rank; ++i) o << (i ? "," : "") << v.shape[i];
+  for (int i = 0; i < v.rank; ++i)
+    o << (i ? "," : "") << v.shape[i];
   o << ']';
   return o.str();
 }
@@ -40,7 +41,8 @@ inline std::string shape_string(const TensorView& v) {
 inline std::string strides_string(const TensorView& v) {
   std::ostringstream o;
   o << '[';
-  for (int i = 0; i < v.rank; ++i) o << (i ? "," : "") << v.strides[i];
+  for (int i = 0; i < v.rank; ++i)
+    o << (i ? "," : "") << v.strides[i];
   o << ']';
   return o.str();
 }
@@ -75,19 +77,21 @@ inline void check_view(const char* op, const char* name, const TensorView& v) {
   }
   const int inner = v.rank - 1;
   if (v.strides[inner] != 1 && v.shape[inner] > 1)
-    fail(op, cat(name, ".strides[", inner, "] = ", v.strides[inner], " (strides ",
-                 strides_string(v),
-                 "): the innermost dimension must be contiguous (stride 1) for TMA; make it "
-                 "contiguous first (e.g. x.contiguous())"));
+    fail(op,
+         cat(name, ".strides[", inner, "] = ", v.strides[inner], " (strides ", strides_string(v),
+             "): the innermost dimension must be contiguous (stride 1) for TMA; make it "
+             "contiguous first (e.g. x.contiguous())"));
   for (int i = 0; i < inner; ++i) {
     if (v.strides[i] < 0)
       fail(op, cat(name, ".strides[", i, "] = ", v.strides[i],
                    " is negative: TMA needs non-negative strides; flip the view first"));
     const std::int64_t bytes = v.strides[i] * esize;
     if (v.shape[i] > 1 && bytes % 16 != 0)
-      fail(op, cat(name, ".strides[", i, "] = ", v.strides[i], " elements x ", esize, " B = ",
-                   bytes, " B is not a multiple of 16 B (TMA's rule for outer strides): pad the "
-                   "rows to a multiple of ", 16 / std::gcd(16, esize), " elements"));
+      fail(op,
+           cat(name, ".strides[", i, "] = ", v.strides[i], " elements x ", esize, " B = ", bytes,
+               " B is not a multiple of 16 B (TMA's rule for outer strides): pad the "
+               "rows to a multiple of ",
+               16 / std::gcd(16, esize), " elements"));
   }
   if (reinterpret_cast<std::uintptr_t>(v.data) % 16 != 0)
     fail(op, cat(name, ".data = ", v.data,
@@ -99,10 +103,10 @@ inline void check_no_overlap(const char* op, const TensorView& dst, const Tensor
   const auto a = footprint(dst);
   const auto b = footprint(src);
   if (a[0] < b[1] && b[0] < a[1])
-    fail(op, cat("dst [", reinterpret_cast<void*>(a[0]), ", ", reinterpret_cast<void*>(a[1]),
-                 ") overlaps src [", reinterpret_cast<void*>(b[0]), ", ",
-                 reinterpret_cast<void*>(b[1]),
-                 "): the result would depend on the order of the copies; use separate buffers"));
+    fail(op,
+         cat("dst [", reinterpret_cast<void*>(a[0]), ", ", reinterpret_cast<void*>(a[1]),
+             ") overlaps src [", reinterpret_cast<void*>(b[0]), ", ", reinterpret_cast<void*>(b[1]),
+             "): the result would depend on the order of the copies; use separate buffers"));
 }
 
 // A tensor as the copy kernels see it: innermost first, byte strides, size-1 dimensions dropped
@@ -164,9 +168,10 @@ inline TensorMapSpec copy_spec(DataType dtype, const void* base, const Layout& l
     } else {
       // A padding dimension of extent 1: its stride is never used; any legal value covering the
       // dimension below does.
-      const std::uint64_t below = s.strides_bytes_inner_first[d - 1] != 0
-                                      ? s.strides_bytes_inner_first[d - 1] * s.dims_inner_first[d - 1]
-                                      : s.dims_inner_first[0] * element_bytes(dtype);
+      const std::uint64_t below =
+          s.strides_bytes_inner_first[d - 1] != 0
+              ? s.strides_bytes_inner_first[d - 1] * s.dims_inner_first[d - 1]
+              : s.dims_inner_first[0] * element_bytes(dtype);
       constexpr std::uint64_t kMaxStride = (std::uint64_t{1} << 40) - 16;
       s.strides_bytes_inner_first[d] =
           std::min(kMaxStride, std::max<std::uint64_t>(16, (below + 15) / 16 * 16));

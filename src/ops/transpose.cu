@@ -34,14 +34,14 @@ namespace {
 template <int V>
 struct TileShape {
   static constexpr int kElementBytes = 16 / V;
-  static constexpr int kRows = 128;     // source rows per tile
-  static constexpr int kCols = 8 * V;   // source columns per tile: one 128 B swizzle row
+  static constexpr int kRows = 128;    // source rows per tile
+  static constexpr int kCols = 8 * V;  // source columns per tile: one 128 B swizzle row
   static constexpr int kBytes = kRows * kCols * kElementBytes;  // 16 KiB in and out
   static constexpr int kOutBoxRows = 8 * V;  // dst box: 128 B of source rows x kCols
   static constexpr int kOutBoxes = kRows / kOutBoxRows;
   static constexpr int kOutBoxBytes = kBytes / kOutBoxes;
   static constexpr int kBlocks = (kRows / V) * 8;  // V x V blocks per tile
-  static constexpr int kThreads = 128;              // transposer threads
+  static constexpr int kThreads = 128;             // transposer threads
   static constexpr int kBlocksPerThread = kBlocks / kThreads;
   static_assert(kBytes == 16384 && kBlocksPerThread * kThreads == kBlocks,
                 "TileShape: a tile is 16 KiB and its blocks divide evenly among 128 threads");
@@ -55,7 +55,9 @@ TMA_HOST_DEVICE constexpr int block_row(int t, int it) {
   const int q = t >> 3, i = t & 7;
   return ((i + q) & 7) + 8 * ((q >> 3) + 2 * it);
 }
-TMA_HOST_DEVICE constexpr int block_col(int t) { return t & 7; }
+TMA_HOST_DEVICE constexpr int block_col(int t) {
+  return t & 7;
+}
 
 // Byte offset of 16 B chunk `chunk` of 128 B row `row` in a SWIZZLE_128B buffer.
 TMA_HOST_DEVICE constexpr std::uint32_t chunk_offset(int row, int chunk) {
@@ -66,7 +68,8 @@ TMA_HOST_DEVICE constexpr std::uint32_t chunk_offset(int row, int chunk) {
 // chunk rb % 8.
 template <int V>
 TMA_HOST_DEVICE constexpr std::uint32_t out_offset(int rb, int c) {
-  return static_cast<std::uint32_t>((rb / 8) * TileShape<V>::kOutBoxBytes) + chunk_offset(c, rb & 7);
+  return static_cast<std::uint32_t>((rb / 8) * TileShape<V>::kOutBoxBytes) +
+         chunk_offset(c, rb & 7);
 }
 
 // Compile-time proof of the mapping's claim: every quarter-warp's 8 accesses of each read step k
@@ -175,15 +178,15 @@ enum class Role { kProducer, kConsumer };
 
 template <int V>
 __global__ void __launch_bounds__(kTmaThreads, 2)
-    transpose_tma_kernel(const __grid_constant__ TensorMap src, const __grid_constant__ TensorMap dst,
-                         const Grid g) {
+    transpose_tma_kernel(const __grid_constant__ TensorMap src,
+                         const __grid_constant__ TensorMap dst, const Grid g) {
   using S = TileShape<V>;
   extern __shared__ unsigned char raw[];
   unsigned char* base = raw + ((kAlign - ptx::smem_addr(raw) % kAlign) % kAlign);
   unsigned char* in = base;                           // (kInStages, 16 KiB)
   unsigned char* out = base + kInStages * S::kBytes;  // (kOutStages, 16 KiB)
-  __shared__ Pipeline<kInStages> in_pipe;    // TMA load -> transposers
-  __shared__ Pipeline<kOutStages> out_pipe;  // transposers -> TMA store
+  __shared__ Pipeline<kInStages> in_pipe;             // TMA load -> transposers
+  __shared__ Pipeline<kOutStages> out_pipe;           // transposers -> TMA store
   constexpr int kConsumerWarps = S::kThreads / 32;
 
   if (threadIdx.x == 0) {
@@ -211,7 +214,8 @@ __global__ void __launch_bounds__(kTmaThreads, 2)
       load(in + load_at.index * S::kBytes, &src, in_pipe.full(load_at), c);
       load_at.advance();
     };
-    for (std::uint64_t k = 0; k < mine && k < kInStages; ++k) issue_load(k);
+    for (std::uint64_t k = 0; k < mine && k < kInStages; ++k)
+      issue_load(k);
     for (std::uint64_t k = 0; k < mine; ++k) {
       out_pipe.consumer_wait(store_at);
       std::int32_t tc, tr, b;
@@ -253,11 +257,12 @@ __global__ void __launch_bounds__(kTmaThreads, 2)
   }
 }
 
-// ---- ordinary loads and stores: the same tiles and transposes, no TMA ----------------------------
+// ---- ordinary loads and stores: the same tiles and transposes, no TMA
+// ----------------------------
 
 struct PlainLayout {
-  std::uint64_t rows, cols;                 // source extents
-  std::uint64_t src_row, src_batch;         // byte strides
+  std::uint64_t rows, cols;          // source extents
+  std::uint64_t src_row, src_batch;  // byte strides
   std::uint64_t dst_row, dst_batch;
 };
 
@@ -283,8 +288,8 @@ constexpr int kPlainSmem = 2 * 16384 + kAlign;
 
 template <int V>
 __global__ void __launch_bounds__(kPlainThreads)
-    transpose_ordinary_kernel(const unsigned char* __restrict__ src, unsigned char* __restrict__ dst,
-                              const PlainLayout l, const Grid g) {
+    transpose_ordinary_kernel(const unsigned char* __restrict__ src,
+                              unsigned char* __restrict__ dst, const PlainLayout l, const Grid g) {
   using S = TileShape<V>;
   constexpr int kE = S::kElementBytes;
   extern __shared__ unsigned char raw[];
@@ -321,7 +326,8 @@ __global__ void __launch_bounds__(kPlainThreads)
       const int c = within / 8, q = within % 8;
       const std::uint64_t dr = c0 + c, dc = r0 + std::uint64_t(box) * S::kOutBoxRows + q * V;
       if (dr >= l.cols || dc >= l.rows) continue;
-      const uint4 v = *reinterpret_cast<const uint4*>(out + box * S::kOutBoxBytes + chunk_offset(c, q));
+      const uint4 v =
+          *reinterpret_cast<const uint4*>(out + box * S::kOutBoxBytes + chunk_offset(c, q));
       unsigned char* p = dst + b * l.dst_batch + dr * l.dst_row + dc * kE;
       if (dc + V <= l.rows) {
         *reinterpret_cast<uint4*>(p) = v;
@@ -363,7 +369,29 @@ void launch(const TensorView& dst, const TensorView& src, cudaStream_t stream, P
   check_cuda(cudaGetDevice(&dev), "cudaGetDevice");
   check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "SM count query");
 
-  if (path == Path::kTma) {
+  // TMA stores write dimension 0 in whole 16-byte chunks (measured on an H200): when a dst row
+  // (rows elements) does not end on a 16-byte boundary, TMA stores only the first `tma_rows`
+  // columns of dst and the ordinary path transposes the last source rows into the rest.
+  const std::uint64_t tma_rows = path == Path::kTma ? rows * e / 16 * 16 / e : 0;
+  if (tma_rows < rows) {
+    const std::uint64_t edge = rows - tma_rows;
+    Grid eg{};
+    eg.tiles_c = g.tiles_c;
+    eg.tiles_r = static_cast<std::uint32_t>((edge + S::kRows - 1) / S::kRows);
+    eg.batch = g.batch;
+    eg.total = std::uint64_t{eg.tiles_c} * eg.tiles_r * eg.batch;
+    const PlainLayout l{edge, cols, src_row, src_batch, dst_row, dst_batch};
+    check_cuda(cudaFuncSetAttribute(transpose_ordinary_kernel<V>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, kPlainSmem),
+               "cudaFuncSetAttribute(max dynamic shared memory)");
+    const auto grid =
+        static_cast<unsigned>(std::min<std::uint64_t>(eg.total, std::uint64_t(sms) * 6));
+    transpose_ordinary_kernel<V><<<grid, kPlainThreads, kPlainSmem, stream>>>(
+        static_cast<const unsigned char*>(src.data) + tma_rows * src_row,
+        static_cast<unsigned char*>(dst.data) + tma_rows * e, l, eg);
+    check_cuda(cudaGetLastError(), "launching transpose_ordinary_kernel");
+  }
+  if (tma_rows > 0) {
     TensorMapSpec in;
     in.dtype = src.dtype;
     in.rank = 3;
@@ -374,25 +402,20 @@ void launch(const TensorView& dst, const TensorView& src, cudaStream_t stream, P
     in.swizzle = Swizzle::k128B;
     TensorMapSpec out = in;
     out.address = dst.data;
-    out.dims_inner_first = {rows, cols, batch, 0, 0};
+    out.dims_inner_first = {tma_rows, cols, batch, 0, 0};
     out.strides_bytes_inner_first = {0, dst_row, dst_batch, 0, 0};
     out.box_inner_first = {S::kOutBoxRows, S::kCols, 1, 0, 0};
     const TensorMap in_map = make_tensor_map(in), out_map = make_tensor_map(out);
     check_cuda(cudaFuncSetAttribute(transpose_tma_kernel<V>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, kTmaSmem),
                "cudaFuncSetAttribute(max dynamic shared memory)");
-    const auto grid = static_cast<unsigned>(std::min<std::uint64_t>(g.total, std::uint64_t(sms) * 2));
-    transpose_tma_kernel<V><<<grid, kTmaThreads, kTmaSmem, stream>>>(in_map, out_map, g);
+    Grid tg = g;  // the row tiles TMA stores
+    tg.tiles_r = static_cast<std::uint32_t>((tma_rows + S::kRows - 1) / S::kRows);
+    tg.total = std::uint64_t{tg.tiles_c} * tg.tiles_r * tg.batch;
+    const auto grid =
+        static_cast<unsigned>(std::min<std::uint64_t>(tg.total, std::uint64_t(sms) * 2));
+    transpose_tma_kernel<V><<<grid, kTmaThreads, kTmaSmem, stream>>>(in_map, out_map, tg);
     check_cuda(cudaGetLastError(), "launching transpose_tma_kernel");
-  } else {
-    const PlainLayout l{rows, cols, src_row, src_batch, dst_row, dst_batch};
-    check_cuda(cudaFuncSetAttribute(transpose_ordinary_kernel<V>,
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize, kPlainSmem),
-               "cudaFuncSetAttribute(max dynamic shared memory)");
-    const auto grid = static_cast<unsigned>(std::min<std::uint64_t>(g.total, std::uint64_t(sms) * 6));
-    transpose_ordinary_kernel<V><<<grid, kPlainThreads, kPlainSmem, stream>>>(
-        static_cast<const unsigned char*>(src.data), static_cast<unsigned char*>(dst.data), l, g);
-    check_cuda(cudaGetLastError(), "launching transpose_ordinary_kernel");
   }
 }
 

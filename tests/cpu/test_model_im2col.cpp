@@ -159,18 +159,19 @@ TEST(ModelIm2col, ChannelsOutOfBoundsGetTheFill) {
       put<std::uint16_t>(g, w * 16 + c * 2, static_cast<std::uint16_t>(0x3C00 + 10 * w + c));
   s.oob_fill = OobFill::kNan;
   std::vector<std::byte> smem(smem_bytes(s));
+  // Channel starts off a 16 B chunk are fine here: the 16 B start rule is a tiled-mode rule.
   const std::int32_t c1[] = {2, 0, 0};  // channels 2..9 of pixels w = 0, 1
   const std::uint16_t off[] = {0};
   load_im2col(s, g, c1, off, smem);
   for (std::uint32_t p = 0; p < 2; ++p)
     for (std::uint32_t k = 0; k < 8; ++k) {
       const std::uint32_t ch = 2 + k;
-      const std::uint16_t want = ch < 6 ? static_cast<std::uint16_t>(0x3C00 + 10 * p + ch) : 0x7FFF;
+      const std::uint16_t want = ch < 6 ? static_cast<std::uint16_t>(0x3C00 + 10 * p + ch) : 0x7FF7;
       EXPECT_EQ(get<std::uint16_t>(smem, p * 16 + k * 2), want) << p << "," << k;
     }
   const std::int32_t c2[] = {-1, 0, 0};  // channel -1 is out of bounds too
   load_im2col(s, g, c2, off, smem);
-  EXPECT_EQ(get<std::uint16_t>(smem, 0), 0x7FFF);
+  EXPECT_EQ(get<std::uint16_t>(smem, 0), 0x7FF7);
   EXPECT_EQ(get<std::uint16_t>(smem, 2), 0x3C00);
 }
 
@@ -195,6 +196,31 @@ TEST(ModelIm2col, RowsAreSwizzledLikeTiledRows) {
   EXPECT_EQ(get<std::uint16_t>(smem, 192 + 16), 300);  // pixel 3, channel 0: byte 192 -> 208
 }
 
+TEST(ModelIm2col, NarrowPixelRowsArePaddedToTheSwizzleSpan) {
+  // 8 uint32 channels = 32 B rows under SWIZZLE_128B: like tiled rows (MEASURED there), pixel p
+  // starts at p * 128 and its chunk j moves to chunk j ^ (p % 8); the rest of the 128 B is padding.
+  TensorMapSpec s = im2col_spec(DataType::kUInt32, {8, 4, 3, 1}, {0, 0}, {0, 0}, 8, 10);
+  s.swizzle = Swizzle::k128B;
+  const auto g = pixel_ids_u32(s);
+  std::vector<std::byte> smem = filled(smem_bytes(s), 0xCD);
+  ASSERT_EQ(smem.size(), 10u * 128);
+  const std::int32_t c[] = {0, 0, 0, 0};
+  const std::uint16_t off[] = {0, 0};
+  load_im2col(s, g, c, off, smem);
+  std::vector<bool> image(smem.size(), false);
+  for (std::uint32_t p = 0; p < 10; ++p)
+    for (std::uint32_t k = 0; k < 8; ++k) {
+      const std::size_t at = p * 128 + (((k / 4) ^ (p % 8)) * 16) + (k % 4) * 4;
+      EXPECT_EQ(get<std::uint32_t>(smem, at), 100 * (p + 1) + k) << p << "," << k;
+      for (std::size_t b = 0; b < 4; ++b)
+        image[at + b] = true;
+    }
+  for (std::size_t b = 0; b < smem.size(); ++b)
+    if (!image[b]) {
+      EXPECT_EQ(smem[b], std::byte{0xCD}) << "padding byte " << b;
+    }
+}
+
 TEST(ModelIm2col, RejectsWrongArguments) {
   const TensorMapSpec s = im2col_spec(DataType::kUInt32, {4, 4, 4, 1}, {0, 0}, {0, 0}, 4, 16);
   const auto g = pixel_ids_u32(s);
@@ -212,6 +238,9 @@ TEST(ModelIm2col, RejectsWrongArguments) {
   rank2.rank = 2;
   EXPECT_THROW(load_im2col(rank2, g, c, two, smem), std::invalid_argument);
   EXPECT_NO_THROW(load_im2col(s, g, c, two, smem));
+  // A channel start off a 16 B chunk is accepted in im2col mode (the rule is tiled-only).
+  const std::int32_t odd[] = {1, 0, 0, 0};
+  EXPECT_NO_THROW(load_im2col(s, g, odd, two, smem));
 }
 
 }  // namespace

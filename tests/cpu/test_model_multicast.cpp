@@ -18,7 +18,7 @@ using testing::tiled_spec;
 TEST(ModelMulticast, MaskedRanksGetTheBoxOthersKeepTheirBytes) {
   const TensorMapSpec s = tiled_spec(DataType::kBFloat16, {40, 30}, {16, 8}, Swizzle::k32B);
   const auto g = random_bytes(global_footprint_bytes(s), 21);
-  const std::int32_t c[] = {30, -3};
+  const std::int32_t c[] = {32, -3};  // x = 32..47 (40.. past dims[0]), y = -3..4
   std::vector<std::byte> image = filled(smem_bytes(s), 0);
   load_box(s, g, c, image);
   for (int cluster = 1; cluster <= 16; ++cluster) {

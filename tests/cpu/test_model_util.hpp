@@ -40,6 +40,13 @@ inline TensorMapSpec tiled_spec(DataType t, std::vector<std::uint64_t> dims,
   return s;
 }
 
+// Elements per 16 bytes: a tiled box's coords[0] must be a multiple of it (MEASURED on an H200:
+// other starts fault).
+inline std::int32_t coord0_quantum(DataType t) {
+  const int es = element_bytes(t);
+  return es >= 16 ? 1 : 16 / es;
+}
+
 inline std::vector<std::byte> random_bytes(std::size_t n, std::uint32_t seed) {
   std::mt19937 rng(seed);
   std::vector<std::byte> v(n);
@@ -70,11 +77,23 @@ T get(std::span<const std::byte> buf, std::size_t offset) {
 struct NaiveElement {
   std::size_t smem;  // swizzled byte offset in the smem image
   bool in_bounds;
-  std::size_t global;  // byte offset in the global buffer (valid when in_bounds)
+  bool stored;         // a store writes it: in bounds, or past dims[0] inside the row's last 16 B
+  std::size_t global;  // byte offset in the global buffer (valid when stored)
 };
 
-// Naive tiled traversal: five explicit nested loops, dense smem image (dimension 0 fastest),
-// dimension 0's stride ignored (no interleave). Independent of layout.hpp's odometer.
+// Bytes between the starts of consecutive smem rows as measured on an H200: the row's bytes, padded
+// to the swizzle span when a swizzle is on and the row is narrower (no interleave here).
+inline std::size_t naive_row_pitch(const TensorMapSpec& s, std::size_t row_bytes) {
+  std::size_t span = 0;
+  if (s.swizzle == Swizzle::k32B) span = 32;
+  if (s.swizzle == Swizzle::k64B) span = 64;
+  if (s.swizzle == Swizzle::k128B) span = 128;
+  return row_bytes < span ? span : row_bytes;
+}
+
+// Naive tiled traversal: five explicit nested loops, smem rows dimension 0 fastest at
+// naive_row_pitch, dimension 0's stride ignored (no interleave). Independent of layout.hpp's
+// odometer.
 inline std::vector<NaiveElement> naive_box(const TensorMapSpec& s,
                                            std::span<const std::int32_t> c) {
   const std::size_t es = static_cast<std::size_t>(element_bytes(s.dtype));
@@ -88,6 +107,10 @@ inline std::vector<NaiveElement> naive_box(const TensorMapSpec& s,
     dim[d] = static_cast<std::int64_t>(s.dims_inner_first[d]);
     str[d] = d == 0 ? es : s.strides_bytes_inner_first[d];
   }
+  const auto pitch =
+      static_cast<std::int64_t>(naive_row_pitch(s, static_cast<std::size_t>(ext[0]) * es));
+  // Stores write whole 16 B chunks of dimension 0: up to dims[0] * es rounded up to 16 bytes.
+  const std::int64_t stored_bytes = (dim[0] * static_cast<std::int64_t>(es) + 15) / 16 * 16;
   std::vector<NaiveElement> out;
   for (std::int64_t k4 = 0; k4 < ext[4]; ++k4)
     for (std::int64_t k3 = 0; k3 < ext[3]; ++k3)
@@ -95,20 +118,24 @@ inline std::vector<NaiveElement> naive_box(const TensorMapSpec& s,
         for (std::int64_t k1 = 0; k1 < ext[1]; ++k1)
           for (std::int64_t k0 = 0; k0 < ext[0]; ++k0) {
             const std::array<std::int64_t, 5> k{k0, k1, k2, k3, k4};
-            bool in = true;
+            bool outer_in = true;
             std::uint64_t g = 0;
-            for (int d = 0; d < 5; ++d) {
+            for (int d = 1; d < 5; ++d) {
               const std::int64_t i = co[d] + k[d] * step[d];
               if (i < 0 || i >= dim[d])
-                in = false;
+                outer_in = false;
               else
                 g += static_cast<std::uint64_t>(i) * str[d];
             }
-            const std::int64_t linear =
-                (((k4 * ext[3] + k3) * ext[2] + k2) * ext[1] + k1) * ext[0] + k0;
+            const std::int64_t i0 = co[0] + k0;
+            const bool in = outer_in && i0 >= 0 && i0 < dim[0];
+            const bool stored =
+                outer_in && i0 >= 0 && i0 * static_cast<std::int64_t>(es) < stored_bytes;
+            if (stored) g += static_cast<std::uint64_t>(i0) * str[0];
+            const std::int64_t row = ((k4 * ext[3] + k3) * ext[2] + k2) * ext[1] + k1;
             const auto unswizzled =
-                static_cast<std::uint32_t>(linear * static_cast<std::int64_t>(es));
-            out.push_back({swizzle_offset(s.swizzle, unswizzled), in, in ? g : 0});
+                static_cast<std::uint32_t>(row * pitch + k0 * static_cast<std::int64_t>(es));
+            out.push_back({swizzle_offset(s.swizzle, unswizzled), in, stored, stored ? g : 0});
           }
   return out;
 }

@@ -23,14 +23,14 @@ using tma::DataType;
 using tma::ops::Path;
 using tma::ops::TensorView;
 
-#define CHECK_CUDA(call)                                                                     \
-  do {                                                                                       \
-    const cudaError_t e_ = (call);                                                           \
-    if (e_ != cudaSuccess) {                                                                 \
-      std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,              \
-                   cudaGetErrorString(e_));                                                  \
-      std::exit(1);                                                                          \
-    }                                                                                        \
+#define CHECK_CUDA(call)                                                        \
+  do {                                                                          \
+    const cudaError_t e_ = (call);                                              \
+    if (e_ != cudaSuccess) {                                                    \
+      std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, \
+                   cudaGetErrorString(e_));                                     \
+      std::exit(1);                                                             \
+    }                                                                           \
   } while (0)
 
 constexpr unsigned char kPoison = 0xA5;
@@ -64,7 +64,8 @@ std::size_t make_view(TensorView& v, DataType dt, int rank, const std::int64_t* 
     stride = next;
   }
   std::size_t span = 1;
-  for (int d = 0; d < rank; ++d) span += static_cast<std::size_t>(v.shape[d] - 1) * v.strides[d];
+  for (int d = 0; d < rank; ++d)
+    span += static_cast<std::size_t>(v.shape[d] - 1) * v.strides[d];
   return span * e;
 }
 
@@ -75,7 +76,8 @@ void for_each_element(const TensorView& v, auto&& f) {
   const std::int64_t n = v.numel();
   for (std::int64_t k = 0; k < n; ++k) {
     std::int64_t off = 0;
-    for (int d = 0; d < v.rank; ++d) off += idx[d] * v.strides[d];
+    for (int d = 0; d < v.rank; ++d)
+      off += idx[d] * v.strides[d];
     f(idx, off * e);
     for (int d = v.rank - 1; d >= 0; --d) {
       if (++idx[d] < v.shape[d]) break;
@@ -102,14 +104,22 @@ bool run_and_compare(const char* what, const std::string& desc, Arena& dst, void
   CHECK_CUDA(cudaDeviceSynchronize());
   std::vector<unsigned char> got(dst.bytes);
   CHECK_CUDA(cudaMemcpy(got.data(), dst.dev, dst.bytes, cudaMemcpyDeviceToHost));
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    if (got[i] != expected[i]) {
-      std::printf("FAIL %s %s: first mismatch at byte %zu: got 0x%02x, expected 0x%02x\n", what,
-                  desc.c_str(), i, got[i], expected[i]);
-      return false;
-    }
+  // Report up to 12 runs of mismatching bytes: where a wrong write lands says what went wrong.
+  int runs = 0;
+  std::size_t first = got.size();
+  for (std::size_t i = 0; i < got.size() && runs < 12; ++i) {
+    if (got[i] == expected[i]) continue;
+    std::size_t j = i;
+    while (j < got.size() && got[j] != expected[j])
+      ++j;
+    if (runs == 0) first = i;
+    std::printf("%s %s %s: bytes [%zu, %zu) differ: got 0x%02x.., expected 0x%02x..\n",
+                runs == 0 ? "FAIL" : "    ", what, runs == 0 ? desc.c_str() : "", i, j, got[i],
+                expected[i]);
+    ++runs;
+    i = j;
   }
-  return true;
+  return first == got.size();
 }
 
 struct OpCtx {
@@ -130,9 +140,11 @@ void run_op(void* p) {
 std::string describe(const TensorView& v) {
   std::ostringstream o;
   o << tma::to_string(v.dtype) << " shape [";
-  for (int d = 0; d < v.rank; ++d) o << (d ? "," : "") << v.shape[d];
+  for (int d = 0; d < v.rank; ++d)
+    o << (d ? "," : "") << v.shape[d];
   o << "] strides [";
-  for (int d = 0; d < v.rank; ++d) o << (d ? "," : "") << v.strides[d];
+  for (int d = 0; d < v.rank; ++d)
+    o << (d ? "," : "") << v.strides[d];
   o << ']';
   return o.str();
 }
@@ -154,7 +166,8 @@ void test_copy(std::mt19937_64& rng, int cases, Counts& c) {
     }
     if (k % 10 == 0) {  // large contiguous 1-D runs, with and without a tail
       shape[0] = (std::int64_t{1} << 20) / e + static_cast<std::int64_t>(rng() % 3) * 37;
-      for (int d = 1; d < rank; ++d) shape[d] = 1;
+      for (int d = 1; d < rank; ++d)
+        shape[d] = 1;
       total = shape[0];
     }
     (void)total;
@@ -166,13 +179,15 @@ void test_copy(std::mt19937_64& rng, int cases, Counts& c) {
     ctx.src.data = src.dev + 16 * (rng() % 2);
     ctx.dst.data = dst.dev + 16 * (rng() % 2);
     std::vector<unsigned char> in(src.bytes);
-    for (auto& b : in) b = static_cast<unsigned char>(rng());
+    for (auto& b : in)
+      b = static_cast<unsigned char>(rng());
     CHECK_CUDA(cudaMemcpy(src.dev, in.data(), in.size(), cudaMemcpyHostToDevice));
     std::vector<unsigned char> expected(dst.bytes, kPoison);
     const std::size_t soff = static_cast<unsigned char*>(ctx.src.data) - src.dev;
     const std::size_t doff = static_cast<unsigned char*>(ctx.dst.data) - dst.dev;
     std::vector<std::int64_t> src_offsets;
-    for_each_element(ctx.src, [&](const std::int64_t*, std::int64_t off) { src_offsets.push_back(off); });
+    for_each_element(ctx.src,
+                     [&](const std::int64_t*, std::int64_t off) { src_offsets.push_back(off); });
     std::size_t i = 0;
     for_each_element(ctx.dst, [&](const std::int64_t*, std::int64_t off) {
       std::memcpy(&expected[doff + off], &in[soff + src_offsets[i++]], e);
@@ -219,7 +234,8 @@ void test_transpose(std::mt19937_64& rng, int cases, Counts& c) {
     ctx.src.data = src.dev;
     ctx.dst.data = dst.dev + 16 * (rng() % 2);
     std::vector<unsigned char> in(src.bytes);
-    for (auto& b : in) b = static_cast<unsigned char>(rng());
+    for (auto& b : in)
+      b = static_cast<unsigned char>(rng());
     CHECK_CUDA(cudaMemcpy(src.dev, in.data(), in.size(), cudaMemcpyHostToDevice));
     std::vector<unsigned char> expected(dst.bytes, kPoison);
     const std::size_t doff = static_cast<unsigned char*>(ctx.dst.data) - dst.dev;
@@ -257,7 +273,8 @@ int main(int argc, char** argv) {
     return 77;
   }
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
-  const std::uint64_t seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : std::random_device{}();
+  const std::uint64_t seed =
+      argc > 2 ? std::strtoull(argv[2], nullptr, 10) : std::random_device{}();
   std::printf("[gpu_ops] seed %" PRIu64 "%s\n", seed, quick ? " (quick)" : "");
   std::mt19937_64 rng(seed);
   Counts copy_counts, transpose_counts;

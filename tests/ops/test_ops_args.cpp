@@ -12,7 +12,9 @@ namespace tma::ops {
 namespace {
 
 // Fake device addresses: the checks only look at their values.
-void* at(std::uintptr_t a) { return reinterpret_cast<void*>(a); }
+void* at(std::uintptr_t a) {
+  return reinterpret_cast<void*>(a);
+}
 
 std::string error_of(auto&& f) {
   try {

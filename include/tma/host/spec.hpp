@@ -17,7 +17,7 @@ namespace tma {
 struct TensorMapSpec {
   Mode mode = Mode::kTiled;
   DataType dtype = DataType::kUInt8;
-  int rank = 0;                  // 1..5 (tiled), 3..5 (im2col)
+  int rank = 0;                   // 1..5 (tiled), 3..5 (im2col)
   const void* address = nullptr;  // global memory base; 16 B aligned (32 B with interleave 32B)
 
   // Extent of each dimension in elements, innermost first; 1 .. 2^32.
@@ -65,25 +65,29 @@ constexpr std::uint64_t box_extent(const TensorMapSpec& s, int dim) {
 constexpr std::uint64_t transaction_bytes(const TensorMapSpec& s) {
   const int rank = s.mode == Mode::kIm2col ? 2 : s.rank;
   std::uint64_t elements = 1;
-  for (int d = 0; d < rank && d < kMaxRank; ++d) elements *= box_extent(s, d);
+  for (int d = 0; d < rank && d < kMaxRank; ++d)
+    elements *= box_extent(s, d);
   return elements * static_cast<std::uint64_t>(element_bytes(s.dtype));
 }
 
 // Alignment the shared-memory side of a copy needs: 128 B, or the swizzle pattern's repeat
 // (256 / 512 / 1024 B) so that the hardware's address-based XOR matches the model's.
-constexpr int smem_alignment(const TensorMapSpec& s) { return swizzle_repeat_bytes(s.swizzle); }
+constexpr int smem_alignment(const TensorMapSpec& s) {
+  return swizzle_repeat_bytes(s.swizzle);
+}
 
 // The whole spec on one line, for error messages and logs.
 inline std::string to_string(const TensorMapSpec& s) {
   std::ostringstream o;
   auto list = [&](const auto& a, int n) {
     o << '{';
-    for (int i = 0; i < n; ++i) o << (i ? "," : "") << a[i];
+    for (int i = 0; i < n; ++i)
+      o << (i ? "," : "") << a[i];
     o << '}';
   };
   const int n = s.rank >= 0 && s.rank <= kMaxRank ? s.rank : kMaxRank;
-  o << to_string(s.mode) << ' ' << to_string(s.dtype) << " rank=" << s.rank << " address=" << s.address
-    << " dims_inner_first=";
+  o << to_string(s.mode) << ' ' << to_string(s.dtype) << " rank=" << s.rank
+    << " address=" << s.address << " dims_inner_first=";
   list(s.dims_inner_first, n);
   o << " strides_bytes_inner_first=";
   list(s.strides_bytes_inner_first, n);

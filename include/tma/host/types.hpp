@@ -62,30 +62,40 @@ enum class Mode : std::uint8_t { kTiled = 0, kIm2col };
 // Size of one element in bits (4 or 6 for the packed types, whose elements are single values).
 constexpr int element_bits(DataType t) {
   switch (t) {
-    case DataType::kUInt8: return 8;
+    case DataType::kUInt8:
+      return 8;
     case DataType::kUInt16:
     case DataType::kFloat16:
-    case DataType::kBFloat16: return 16;
+    case DataType::kBFloat16:
+      return 16;
     case DataType::kUInt32:
     case DataType::kInt32:
     case DataType::kFloat32:
     case DataType::kFloat32Ftz:
     case DataType::kTFloat32:
-    case DataType::kTFloat32Ftz: return 32;
+    case DataType::kTFloat32Ftz:
+      return 32;
     case DataType::kUInt64:
     case DataType::kInt64:
-    case DataType::kFloat64: return 64;
+    case DataType::kFloat64:
+      return 64;
     case DataType::k16U4Align8B:
-    case DataType::k16U4Align16B: return 4;
-    case DataType::k16U6Align16B: return 6;
+    case DataType::k16U4Align16B:
+      return 4;
+    case DataType::k16U6Align16B:
+      return 6;
   }
   return 0;
 }
 
 // Size of one element in bytes; 0 for the packed sub-byte types.
-constexpr int element_bytes(DataType t) { return element_bits(t) >= 8 ? element_bits(t) / 8 : 0; }
+constexpr int element_bytes(DataType t) {
+  return element_bits(t) >= 8 ? element_bits(t) / 8 : 0;
+}
 
-constexpr bool is_packed(DataType t) { return element_bits(t) < 8; }
+constexpr bool is_packed(DataType t) {
+  return element_bits(t) < 8;
+}
 
 constexpr bool is_floating_point(DataType t) {
   switch (t) {
@@ -95,25 +105,43 @@ constexpr bool is_floating_point(DataType t) {
     case DataType::kBFloat16:
     case DataType::kFloat32Ftz:
     case DataType::kTFloat32:
-    case DataType::kTFloat32Ftz: return true;
-    default: return false;
+    case DataType::kTFloat32Ftz:
+      return true;
+    default:
+      return false;
   }
 }
 
-constexpr bool is_valid(DataType t) { return static_cast<int>(t) < kNumDataTypes; }
-constexpr bool is_valid(Interleave v) { return static_cast<int>(v) <= 2; }
-constexpr bool is_valid(Swizzle v) { return static_cast<int>(v) <= 6; }
-constexpr bool is_valid(L2Promotion v) { return static_cast<int>(v) <= 3; }
-constexpr bool is_valid(OobFill v) { return static_cast<int>(v) <= 1; }
-constexpr bool is_valid(Mode v) { return static_cast<int>(v) <= 1; }
+constexpr bool is_valid(DataType t) {
+  return static_cast<int>(t) < kNumDataTypes;
+}
+constexpr bool is_valid(Interleave v) {
+  return static_cast<int>(v) <= 2;
+}
+constexpr bool is_valid(Swizzle v) {
+  return static_cast<int>(v) <= 6;
+}
+constexpr bool is_valid(L2Promotion v) {
+  return static_cast<int>(v) <= 3;
+}
+constexpr bool is_valid(OobFill v) {
+  return static_cast<int>(v) <= 1;
+}
+constexpr bool is_valid(Mode v) {
+  return static_cast<int>(v) <= 1;
+}
 
 // Bytes of the span a swizzle permutes within (the largest allowed inner box row), 0 for none.
 constexpr int swizzle_span_bytes(Swizzle s) {
   switch (s) {
-    case Swizzle::kNone: return 0;
-    case Swizzle::k32B: return 32;
-    case Swizzle::k64B: return 64;
-    default: return 128;
+    case Swizzle::kNone:
+      return 0;
+    case Swizzle::k32B:
+      return 32;
+    case Swizzle::k64B:
+      return 64;
+    default:
+      return 128;
   }
 }
 
@@ -128,70 +156,104 @@ constexpr int interleave_bytes(Interleave i) {
 
 constexpr std::string_view to_string(DataType t) {
   switch (t) {
-    case DataType::kUInt8: return "uint8";
-    case DataType::kUInt16: return "uint16";
-    case DataType::kUInt32: return "uint32";
-    case DataType::kInt32: return "int32";
-    case DataType::kUInt64: return "uint64";
-    case DataType::kInt64: return "int64";
-    case DataType::kFloat16: return "float16";
-    case DataType::kFloat32: return "float32";
-    case DataType::kFloat64: return "float64";
-    case DataType::kBFloat16: return "bfloat16";
-    case DataType::kFloat32Ftz: return "float32_ftz";
-    case DataType::kTFloat32: return "tfloat32";
-    case DataType::kTFloat32Ftz: return "tfloat32_ftz";
-    case DataType::k16U4Align8B: return "16u4_align8b";
-    case DataType::k16U4Align16B: return "16u4_align16b";
-    case DataType::k16U6Align16B: return "16u6_align16b";
+    case DataType::kUInt8:
+      return "uint8";
+    case DataType::kUInt16:
+      return "uint16";
+    case DataType::kUInt32:
+      return "uint32";
+    case DataType::kInt32:
+      return "int32";
+    case DataType::kUInt64:
+      return "uint64";
+    case DataType::kInt64:
+      return "int64";
+    case DataType::kFloat16:
+      return "float16";
+    case DataType::kFloat32:
+      return "float32";
+    case DataType::kFloat64:
+      return "float64";
+    case DataType::kBFloat16:
+      return "bfloat16";
+    case DataType::kFloat32Ftz:
+      return "float32_ftz";
+    case DataType::kTFloat32:
+      return "tfloat32";
+    case DataType::kTFloat32Ftz:
+      return "tfloat32_ftz";
+    case DataType::k16U4Align8B:
+      return "16u4_align8b";
+    case DataType::k16U4Align16B:
+      return "16u4_align16b";
+    case DataType::k16U6Align16B:
+      return "16u6_align16b";
   }
   return "invalid";
 }
 
 constexpr std::string_view to_string(Interleave v) {
   switch (v) {
-    case Interleave::kNone: return "none";
-    case Interleave::k16B: return "16B";
-    case Interleave::k32B: return "32B";
+    case Interleave::kNone:
+      return "none";
+    case Interleave::k16B:
+      return "16B";
+    case Interleave::k32B:
+      return "32B";
   }
   return "invalid";
 }
 
 constexpr std::string_view to_string(Swizzle v) {
   switch (v) {
-    case Swizzle::kNone: return "none";
-    case Swizzle::k32B: return "32B";
-    case Swizzle::k64B: return "64B";
-    case Swizzle::k128B: return "128B";
-    case Swizzle::k128BAtom32B: return "128B_atom_32B";
-    case Swizzle::k128BAtom32BFlip8B: return "128B_atom_32B_flip_8B";
-    case Swizzle::k128BAtom64B: return "128B_atom_64B";
+    case Swizzle::kNone:
+      return "none";
+    case Swizzle::k32B:
+      return "32B";
+    case Swizzle::k64B:
+      return "64B";
+    case Swizzle::k128B:
+      return "128B";
+    case Swizzle::k128BAtom32B:
+      return "128B_atom_32B";
+    case Swizzle::k128BAtom32BFlip8B:
+      return "128B_atom_32B_flip_8B";
+    case Swizzle::k128BAtom64B:
+      return "128B_atom_64B";
   }
   return "invalid";
 }
 
 constexpr std::string_view to_string(L2Promotion v) {
   switch (v) {
-    case L2Promotion::kNone: return "none";
-    case L2Promotion::k64B: return "64B";
-    case L2Promotion::k128B: return "128B";
-    case L2Promotion::k256B: return "256B";
+    case L2Promotion::kNone:
+      return "none";
+    case L2Promotion::k64B:
+      return "64B";
+    case L2Promotion::k128B:
+      return "128B";
+    case L2Promotion::k256B:
+      return "256B";
   }
   return "invalid";
 }
 
 constexpr std::string_view to_string(OobFill v) {
   switch (v) {
-    case OobFill::kZero: return "zero";
-    case OobFill::kNan: return "nan";
+    case OobFill::kZero:
+      return "zero";
+    case OobFill::kNan:
+      return "nan";
   }
   return "invalid";
 }
 
 constexpr std::string_view to_string(Mode v) {
   switch (v) {
-    case Mode::kTiled: return "tiled";
-    case Mode::kIm2col: return "im2col";
+    case Mode::kTiled:
+      return "tiled";
+    case Mode::kIm2col:
+      return "im2col";
   }
   return "invalid";
 }

@@ -141,7 +141,8 @@ inline void load_im2col(const TensorMapSpec& spec, std::span<const std::byte> gl
   const std::size_t esize = element_size(spec);
   const std::uint64_t fill = oob_fill_bits(spec);
   for_each_im2col_element(spec, coords, offsets, [&](const ElementAccess& e) {
-    const std::uint64_t bits = e.in_bounds ? read_element(global, e.global_offset, esize) : fill;
+    const std::uint64_t bits =
+        e.in_bounds ? loaded_bits(spec.dtype, read_element(global, e.global_offset, esize)) : fill;
     write_element(smem, e.smem_offset, esize, bits);
   });
 }

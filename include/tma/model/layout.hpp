@@ -19,6 +19,7 @@
 // tests' verdict is a one-place change.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -147,6 +148,8 @@ inline std::size_t global_footprint_bytes(const TensorMapSpec& s) {
                        " spans more than 2^64 bytes: use smaller dims or strides");
     }
   }
+  // A store writes the last row's whole 16 B chunk (stored_dim0_limit).
+  total = (total + 15) / 16 * 16;
   if (total > std::numeric_limits<std::size_t>::max()) {
     detail::fail("global_footprint_bytes", "the tensor spans " + std::to_string(total) +
                                                " bytes, more than this host can address");
@@ -154,25 +157,42 @@ inline std::size_t global_footprint_bytes(const TensorMapSpec& s) {
   return static_cast<std::size_t>(total);
 }
 
-// HYPOTHESIS (check on hardware): the bits of the "OOB-NaN" that CU_TENSOR_MAP_FLOAT_OOB_FILL_
-// NAN_REQUEST_ZERO_FMA writes (PTX ISA, "Out of Boundary Access": "a special NaN called OOB-NaN";
-// the value is not documented). Assumed: the canonical all-ones-fraction quiet NaN of the type,
-// sign 0. For non-float types (which the driver rejects with NaN fill) the model fills zeros.
+// The bits of the "OOB-NaN" that CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA writes (PTX ISA,
+// "Out of Boundary Access": "a special NaN called OOB-NaN"; the value is not documented).
+// MEASURED (H200, driver 580, tests/gpu/probes.txt group C): the 16-bit pattern 0x7FF7 repeated
+// over the element: bf16 / fp16 0x7FF7, fp32 0x7FF77FF7, fp64 0x7FF77FF77FF77FF7 (a NaN in each
+// format). For non-float types (which the driver rejects with NaN fill) the model fills zeros.
 constexpr std::uint64_t oob_nan_bits(DataType t) {
   switch (t) {
     case DataType::kFloat16:
     case DataType::kBFloat16:
-      return 0x7FFFu;
+      return 0x7FF7u;
     case DataType::kFloat32:
     case DataType::kFloat32Ftz:
     case DataType::kTFloat32:
     case DataType::kTFloat32Ftz:
-      return 0x7FFFFFFFu;
+      return 0x7FF77FF7u;
     case DataType::kFloat64:
-      return 0x7FFFFFFFFFFFFFFFull;
+      return 0x7FF77FF77FF77FF7ull;
     default:
       return 0;
   }
+}
+
+// The bits a load writes to shared memory for an in-bounds element with global bits `bits`.
+// MEASURED (H200, tests/gpu/gpu_load.cu: every mismatch of the first full run was a TF32 map): TMA
+// converts TFLOAT32 / TFLOAT32_FTZ elements to TF32 on the way: the fp32 mantissa is rounded to 10
+// bits to nearest, ties to even (a tie with an even result stays: 0xD797D000 -> 0xD797C000),
+// subnormals included (the _FTZ type
+// does not flush on load), and every NaN becomes the canonical TF32 NaN 0x7FFFE000. Other types
+// are copied bit for bit.
+constexpr std::uint64_t loaded_bits(DataType t, std::uint64_t bits) {
+  if (t != DataType::kTFloat32 && t != DataType::kTFloat32Ftz) return bits;
+  const auto x = static_cast<std::uint32_t>(bits);
+  if ((x & 0x7F800000u) == 0x7F800000u) {
+    return (x & 0x007FFFFFu) != 0 ? 0x7FFFE000u : x;  // NaN -> canonical; Inf stays
+  }
+  return (x + 0x0FFFu + ((x >> 13) & 1u)) & 0xFFFFE000u;  // magnitude rounding: ties to even
 }
 
 // The bits a load writes for an out-of-bounds element of `s`.
@@ -217,13 +237,13 @@ inline std::size_t smem_row_bytes(const TensorMapSpec& s) {
   return (dense + unit - 1) / unit * unit;
 }
 
-// HYPOTHESIS A (check on hardware): distance between the starts of consecutive rows. Assumed: rows
-// are packed densely (pitch = smem_row_bytes) and the swizzle is a pure XOR on the byte offset,
-// also when a row is narrower than the swizzle span (e.g. 64 B rows with SWIZZLE_128B: two rows
-// share one 128 B swizzle row). Hypothesis B would be max(smem_row_bytes, swizzle span): each row
-// padded to the span. Changing this one function switches the whole model (and smem_bytes) to B.
+// Distance between the starts of consecutive rows. MEASURED (H200, tests/gpu/probes.txt group B):
+// with a swizzle, a row narrower than the swizzle span is padded to the span (e.g. 112 B rows under
+// SWIZZLE_128B start 128 B apart; the padding bytes are not written), and the swizzle is the XOR of
+// swizzle_offset() on the padded offsets. Without swizzle rows are dense.
 inline std::size_t smem_row_pitch(const TensorMapSpec& s) {
-  return smem_row_bytes(s);
+  const auto span = static_cast<std::size_t>(swizzle_span_bytes(s.swizzle));
+  return std::max(smem_row_bytes(s), span);
 }
 
 // Bytes of the shared-memory buffer a box needs: one past the last byte the swizzled image
@@ -273,8 +293,19 @@ struct ElementAccess {
   std::array<std::int64_t, kMaxRank> index;  // tensor index, innermost first (may be out of bounds)
   std::size_t smem_offset;                   // first byte of the element in the smem buffer
   bool in_bounds;                            // index inside the tensor in every dimension
-  std::size_t global_offset;                 // first byte in the global buffer; 0 if !in_bounds
+  std::size_t global_offset;                 // first byte in the global buffer; 0 if !written
+  bool stored;  // a store / reduce writes it: in bounds, or past dims[0] within its 16 B chunk
 };
+
+// MEASURED (H200, tests/gpu/probes.txt group E): stores and reduces write dimension 0 in whole
+// 16-byte chunks: elements past dims_inner_first[0] that share a 16 B chunk with the row's last
+// element are written too (from shared memory), so they land in the row's padding. Rows are 16 B
+// aligned (strides are multiples of 16), so the chunk never reaches the next row, but it can reach
+// past the end of the last row when dims[0] * element size is not a multiple of 16.
+inline std::uint64_t stored_dim0_limit(const TensorMapSpec& s) {
+  const std::uint64_t e = element_size(s);
+  return (s.dims_inner_first[0] * e + 15) / 16 * 16 / e;
+}
 
 // Calls f(const ElementAccess&) for every element of the tiled box at `coords`, dimension 0
 // fastest. Preconditions (the public functions check them): require_modelled(s, kTiled, ...) and
@@ -289,6 +320,7 @@ void for_each_box_element(const TensorMapSpec& s, std::span<const std::int32_t> 
     if (extent[d] == 0) return;
   }
   std::array<std::uint64_t, kMaxRank> k{};  // box index of dims 1..rank-1 (odometer, k1 fastest)
+  const std::uint64_t stored_limit = stored_dim0_limit(s);
   ElementAccess e{};
   for (std::size_t row = 0;; ++row) {
     bool outer_in = true;
@@ -306,10 +338,10 @@ void for_each_box_element(const TensorMapSpec& s, std::span<const std::int32_t> 
       const std::int64_t i = coords[0] + static_cast<std::int64_t>(k0) * traversal_step(s, 0);
       e.index[0] = i;
       e.in_bounds = outer_in && i >= 0 && static_cast<std::uint64_t>(i) < s.dims_inner_first[0];
+      e.stored = outer_in && i >= 0 && static_cast<std::uint64_t>(i) < stored_limit;
       e.global_offset =
-          e.in_bounds
-              ? static_cast<std::size_t>(outer_offset + static_cast<std::uint64_t>(i) * esize)
-              : 0;
+          e.stored ? static_cast<std::size_t>(outer_offset + static_cast<std::uint64_t>(i) * esize)
+                   : 0;
       e.smem_offset = smem_offset(s, row, static_cast<std::size_t>(k0) * esize);
       f(static_cast<const ElementAccess&>(e));
     }
@@ -329,6 +361,19 @@ inline void check_coords(const TensorMapSpec& s, std::span<const std::int32_t> c
     detail::fail(who, "coords has " + std::to_string(coords.size()) +
                           " values but spec.rank = " + std::to_string(s.rank) +
                           ": pass one signed coordinate per dimension, innermost first");
+  }
+  // MEASURED (H200, tests/gpu/probes.txt group A): a tiled copy whose box starts at a dimension-0
+  // byte offset that is not a multiple of 16 faults with cudaErrorIllegalInstruction (loads and
+  // stores, negative coordinates too). The driver cannot check it: it is a per-copy value.
+  if (s.mode == Mode::kTiled && !coords.empty() &&
+      (static_cast<std::int64_t>(coords[0]) * static_cast<std::int64_t>(element_size(s))) % 16 !=
+          0) {
+    detail::fail(who, "coords[0] = " + std::to_string(coords[0]) + " elements x " +
+                          std::to_string(element_size(s)) +
+                          " B is not a multiple of 16 B: TMA faults (illegal instruction) on a box "
+                          "that starts inside a 16-byte chunk; start boxes on multiples of " +
+                          std::to_string(16 / std::min<std::size_t>(16, element_size(s))) +
+                          " elements");
   }
 }
 

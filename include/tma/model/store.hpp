@@ -39,7 +39,7 @@ inline void store_box(const TensorMapSpec& spec, std::span<const std::byte> smem
   check_smem(spec, smem.size(), kWho);
   const std::size_t esize = element_size(spec);
   for_each_box_element(spec, coords, [&](const ElementAccess& e) {
-    if (e.in_bounds)
+    if (e.stored)
       write_element(global, e.global_offset, esize, read_element(smem, e.smem_offset, esize));
   });
 }
@@ -56,7 +56,7 @@ inline void reduce_box(const TensorMapSpec& spec, ReduceOp op, std::span<const s
   check_smem(spec, smem.size(), kWho);
   const std::size_t esize = element_size(spec);
   for_each_box_element(spec, coords, [&](const ElementAccess& e) {
-    if (!e.in_bounds) return;
+    if (!e.stored) return;
     const std::uint64_t old = read_element(global, e.global_offset, esize);
     const std::uint64_t src = read_element(smem, e.smem_offset, esize);
     write_element(global, e.global_offset, esize, reduce_element(op, spec.dtype, old, src));

@@ -1,9 +1,9 @@
 // tmakit: the shared-memory swizzle of TMA, as one constexpr function that the reference model,
 // the tests and device code share.
 //
-// TMA swizzles by XOR on shared-memory address bits, so the pattern depends on the absolute address:
-// a buffer aligned to swizzle_repeat_bytes() (256 / 512 / 1024 B) sees the pattern below from its
-// first byte; a less aligned one sees it shifted (TMA-RULES.md, "Shared memory side").
+// TMA swizzles by XOR on shared-memory address bits, so the pattern depends on the absolute
+// address: a buffer aligned to swizzle_repeat_bytes() (256 / 512 / 1024 B) sees the pattern below
+// from its first byte; a less aligned one sees it shifted (TMA-RULES.md, "Shared memory side").
 //
 //   byte offset bits:  ... 9 8 7 | 6 5 4 | 3 2 1 0
 //                          row     chunk   byte in 16 B chunk

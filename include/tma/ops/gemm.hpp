@@ -1,0 +1,110 @@
+// tmakit ops: GEMM on Hopper, D = alpha * A B + beta * C, 16-bit inputs, fp32 accumulation.
+//
+// The kernel (src/ops/gemm*.cu*) is a persistent, warp-specialized TMA + wgmma kernel built only
+// on tmakit's device API: a producer warp TMA-loads 128-byte-swizzled tiles of A and B into a
+// multi-stage Pipeline (2-CTA clusters multicast the shared B tile), two consumer warpgroups run
+// wgmma m64nNk16 on them, and the epilogue goes registers -> shared memory -> TMA store while the
+// producer already loads the next tile. Every operand layout is read as stored: wgmma's transpose
+// bits take column-major A and row-major B (MN-major tiles) without a transpose pass
+// (src/ops/gemm.cu says how). Path::kOrdinary runs the same kernel with cp.async 16-byte loads
+// and ordinary stores instead of TMA, the baseline that measures what TMA gains.
+//
+// The host entry point validates every argument and throws tma::Error naming the argument, the
+// value and the fix before anything is launched. Launches go to `stream`; nothing synchronizes.
+// Needs a compute capability 9.0 GPU (the kernels are built for sm_90a). Link tmakit::ops.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "tma/host/types.hpp"
+#include "tma/ops/copy.hpp"  // Path
+
+namespace tma::ops {
+
+// How a matrix is stored: row-major (element (i, j) at i * ld + j) or column-major (j * ld + i).
+enum class MatrixLayout : std::uint8_t { kRowMajor, kColMajor };
+
+struct GemmArgs {
+  std::int64_t m = 0, n = 0, k = 0;  // D is m x n; each >= 1
+
+  // A: m x k, B: k x n, both bf16 or both fp16, either layout. Leading dimensions in elements
+  // (lda >= k row-major / >= m column-major; ldb >= n row-major / >= k column-major), each a
+  // multiple of 8 (TMA's 16-byte rule for 2-byte elements); pointers 16-byte aligned.
+  const void* a = nullptr;
+  DataType a_dtype = DataType::kBFloat16;
+  MatrixLayout a_layout = MatrixLayout::kRowMajor;
+  std::int64_t lda = 0;
+  const void* b = nullptr;
+  DataType b_dtype = DataType::kBFloat16;
+  MatrixLayout b_layout = MatrixLayout::kRowMajor;
+  std::int64_t ldb = 0;
+
+  // C and D: m x n, row-major, bf16, fp16 or fp32 (C of D's type), ldc / ldd >= n and 16 bytes
+  // times an integer. C is read only when beta != 0 (then it must be given); it may be D itself
+  // (same pointer and leading dimension: in-place update) but must not overlap D otherwise. D
+  // must not overlap A or B.
+  const void* c = nullptr;
+  DataType c_dtype = DataType::kBFloat16;
+  std::int64_t ldc = 0;
+  void* d = nullptr;
+  DataType d_dtype = DataType::kBFloat16;
+  std::int64_t ldd = 0;
+
+  float alpha = 1.0f;
+  float beta = 0.0f;
+};
+
+// D = alpha * A B + beta * C with fp32 accumulation; D rounded to its type (round to nearest).
+// Any m, n, k >= 1 (partial tiles are filled with zeros on load and clipped on store). Picks the
+// tile configuration, cluster size and raster from the shape (kGemmConfigs below). Writes nothing
+// outside D's view: TMA stores write whole 16-byte chunks of a row, so Path::kTma stores D with
+// TMA up to the last 16-byte boundary of each row and a second, small kernel (same stream)
+// computes the few columns past it (when n x D's element size is not a multiple of 16 B).
+void gemm(const GemmArgs& args, cudaStream_t stream = nullptr, Path path = Path::kTma);
+
+// ---- tuning: for benchmarks and tests; gemm() chooses these itself -----------------------
+
+// One compiled tile configuration. Block M is always 128 (two consumer warpgroups of 64 rows, the
+// M of wgmma) and block K 64 (16-bit elements: one 128-byte swizzle row).
+struct GemmConfig {
+  int block_n;  // wgmma N: 256 or 128
+  int stages;   // shared-memory ring depth (A 16 KiB + B block_n x 128 B per stage)
+};
+
+// The compiled configurations: all tile choices of the kernel (the register budgets, raster and
+// cluster heuristics are in src/ops/gemm_config.hpp). Stages fill the 227 KiB of shared memory an
+// sm_90 block may use, next to 32 KiB of epilogue buffers.
+inline constexpr GemmConfig kGemmConfigs[] = {
+    // 128 x 256 tiles, 4 x 48 KiB stages: the main configuration (the tile of the fastest public
+    // Hopper GEMMs). To be measured: gemm-bench --sweep, squares and LLM shapes.
+    {256, 4},
+    // 128 x 128 tiles, 6 x 32 KiB stages: for shapes whose 128 x 256 tiles do not fill the SMs
+    // (e.g. M = 128 .. 1024 LLM projections). To be measured: gemm-bench --sweep.
+    {128, 6},
+};
+inline constexpr int kNumGemmConfigs = sizeof(kGemmConfigs) / sizeof(kGemmConfigs[0]);
+
+// Run-time choices; 0 or -1 leaves the choice to gemm()'s heuristics.
+struct GemmTuning {
+  int config = -1;       // index into kGemmConfigs
+  int cluster_m = 0;     // CTAs per cluster along M sharing (multicasting) the B tile: 1 or 2
+  int raster_group = 0;  // tile rows (in clusters) per group of the grouped raster, >= 1
+  int max_ctas = 0;      // cap on the persistent grid (0: as many as fit on the GPU)
+};
+
+// What gemm_tuned() ran (after `tuning` overrides): the resolved choices.
+struct GemmPlan {
+  int config;
+  int cluster_m;
+  int raster_group;
+  int ctas;          // persistent grid (0: no main kernel, the edge kernel did all of D)
+  int edge_columns;  // D's last columns computed by the edge kernel (Path::kTma; < 16 B per row)
+};
+
+// gemm() with explicit choices; throws tma::Error for an invalid tuning value as for any argument.
+void gemm_tuned(const GemmArgs& args, cudaStream_t stream, Path path, const GemmTuning& tuning,
+                GemmPlan* plan = nullptr);
+
+}  // namespace tma::ops

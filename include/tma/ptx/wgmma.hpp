@@ -1,0 +1,143 @@
+// tmakit ptx/: warpgroup matrix multiply-accumulate (wgmma), which CCCL 3.0's cuda::ptx lacks.
+//
+// A warpgroup is 4 consecutive warps (128 threads, the first warp's index a multiple of 4). Every
+// instruction here is .sync.aligned: all 128 threads of the warpgroup execute it, converged, with
+// the same immediates (and, for mma_async, the same descriptors). All need sm_90a (the
+// arch-specific target: the build's CMAKE_CUDA_ARCHITECTURES=90a); PTX ISA 8.0.
+//
+// The asynchronous contract (PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate"):
+//   wgmma_fence()            before the first mma_async, and whenever the accumulator registers
+//                            were touched by other instructions since the last one;
+//   mma_async ...            issue; the accumulators are in flight until the group completes;
+//   wgmma_commit_group()     closes a group of the mma_asyncs issued since the last commit;
+//   wgmma_wait_group<N>()    waits until at most N groups are pending: only then may the
+//                            accumulators be read, and the shared memory read by the completed
+//                            groups be overwritten.
+// The compiler does not know that the registers change asynchronously: fence_operand() on every
+// accumulator register around the wait keeps it from moving register accesses across it.
+// mma_async reads shared memory through the async proxy: data written there with ordinary stores
+// (or cp.async) needs fence.proxy.async before an mma_async reads it; TMA writes need nothing.
+#pragma once
+
+#include <cstdint>
+
+namespace tma::ptx {
+
+// wgmma.fence.sync.aligned;                         PTX ISA 8.0, sm_90a. The whole warpgroup.
+// Orders this warpgroup's earlier register (and shared-memory) accesses before the mma_asyncs
+// that follow.
+__device__ __forceinline__ void wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+
+// wgmma.commit_group.sync.aligned;                  PTX ISA 8.0, sm_90a. The whole warpgroup.
+__device__ __forceinline__ void wgmma_commit_group() {
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+
+// wgmma.wait_group.sync.aligned N;                  PTX ISA 8.0, sm_90a. The whole warpgroup.
+// Returns when at most N of this warpgroup's committed groups are still pending.
+template <int N>
+__device__ __forceinline__ void wgmma_wait_group() {
+  static_assert(N >= 0 && N <= 7, "wgmma.wait_group takes an immediate 0..7");
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+}
+
+// An empty asm that claims to read and write `r`: the compiler may not move accesses of the
+// register across it (nor keep the value in another register). No instruction is emitted.
+__device__ __forceinline__ void fence_operand(float& r) {
+  asm volatile("" : "+f"(r)::"memory");
+}
+
+}  // namespace tma::ptx
+
+// The accumulator vector operands {%0, .., %(n-1)} of an mma_async with n f32 accumulators per
+// thread (n = N / 2 for m64nNk16), and the matching "+f" operand lists.
+#define TMA_WGMMA_D64                        \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, "        \
+  "%8, %9, %10, %11, %12, %13, %14, %15, "   \
+  "%16, %17, %18, %19, %20, %21, %22, %23, " \
+  "%24, %25, %26, %27, %28, %29, %30, %31, " \
+  "%32, %33, %34, %35, %36, %37, %38, %39, " \
+  "%40, %41, %42, %43, %44, %45, %46, %47, " \
+  "%48, %49, %50, %51, %52, %53, %54, %55, " \
+  "%56, %57, %58, %59, %60, %61, %62, %63}"
+#define TMA_WGMMA_D128                               \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, "                \
+  "%8, %9, %10, %11, %12, %13, %14, %15, "           \
+  "%16, %17, %18, %19, %20, %21, %22, %23, "         \
+  "%24, %25, %26, %27, %28, %29, %30, %31, "         \
+  "%32, %33, %34, %35, %36, %37, %38, %39, "         \
+  "%40, %41, %42, %43, %44, %45, %46, %47, "         \
+  "%48, %49, %50, %51, %52, %53, %54, %55, "         \
+  "%56, %57, %58, %59, %60, %61, %62, %63, "         \
+  "%64, %65, %66, %67, %68, %69, %70, %71, "         \
+  "%72, %73, %74, %75, %76, %77, %78, %79, "         \
+  "%80, %81, %82, %83, %84, %85, %86, %87, "         \
+  "%88, %89, %90, %91, %92, %93, %94, %95, "         \
+  "%96, %97, %98, %99, %100, %101, %102, %103, "     \
+  "%104, %105, %106, %107, %108, %109, %110, %111, " \
+  "%112, %113, %114, %115, %116, %117, %118, %119, " \
+  "%120, %121, %122, %123, %124, %125, %126, %127}"
+#define TMA_WGMMA_OUT8(d, i)                                                                \
+  "+f"(d[(i) + 0]), "+f"(d[(i) + 1]), "+f"(d[(i) + 2]), "+f"(d[(i) + 3]), "+f"(d[(i) + 4]), \
+      "+f"(d[(i) + 5]), "+f"(d[(i) + 6]), "+f"(d[(i) + 7])
+#define TMA_WGMMA_OUT64(d, i)                                                                \
+  TMA_WGMMA_OUT8(d, (i) + 0), TMA_WGMMA_OUT8(d, (i) + 8), TMA_WGMMA_OUT8(d, (i) + 16),       \
+      TMA_WGMMA_OUT8(d, (i) + 24), TMA_WGMMA_OUT8(d, (i) + 32), TMA_WGMMA_OUT8(d, (i) + 40), \
+      TMA_WGMMA_OUT8(d, (i) + 48), TMA_WGMMA_OUT8(d, (i) + 56)
+
+// One mma_async statement: `scale_d` is a run-time 0/1 turned into the predicate operand
+// (0: D = A x B, 1: D = A x B + D); scale-a and scale-b are +1; the transposes are immediates.
+#define TMA_WGMMA_ASM(SHAPE_TYPES, DREGS, DESC_A, DESC_B, SCALE_D, TRANS_A, TRANS_B, ...)      \
+  asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %" SCALE_D                                \
+               ", 0;\n\t"                                                                      \
+               "wgmma.mma_async.sync.aligned." SHAPE_TYPES " " DREGS ", %" DESC_A ", %" DESC_B \
+               ", p, 1, 1, %" TRANS_A ", %" TRANS_B ";\n\t}"                                   \
+               : __VA_ARGS__)
+
+namespace tma::ptx {
+
+// wgmma.mma_async.sync.aligned.m64n256k16.f32.{bf16,f16}.{bf16,f16}
+//     {d0..d127}, descA, descB, scale-d, 1, 1, tnspA, tnspB;   PTX ISA 8.0, sm_90a.
+// The whole warpgroup. A (64 x 16) and B (16 x 256) both in shared memory, named by matrix
+// descriptors (device/wgmma_desc.hpp); D (64 x 256, f32) in 128 registers per thread, fragment
+// layout of the PTX ISA's "wgmma .m64nNk16 register fragment layout for accumulator matrix D".
+// kTransA / kTransB: 0 = K-major, 1 = M- / N-major (allowed for 16-bit types only).
+// kF16: false = bf16 inputs, true = fp16 inputs.
+template <bool kF16, int kTransA, int kTransB>
+__device__ __forceinline__ void wgmma_m64n256k16_f32(float (&d)[128], std::uint64_t desc_a,
+                                                     std::uint64_t desc_b, std::uint32_t scale_d) {
+  static_assert((kTransA == 0 || kTransA == 1) && (kTransB == 0 || kTransB == 1),
+                "the wgmma transpose immediates are 0 (K-major) or 1 (MN-major)");
+  if constexpr (kF16) {
+    TMA_WGMMA_ASM("m64n256k16.f32.f16.f16", TMA_WGMMA_D128, "128", "129", "130", "131", "132",
+                  TMA_WGMMA_OUT64(d, 0), TMA_WGMMA_OUT64(d, 64)
+                  : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransA), "n"(kTransB));
+  } else {
+    TMA_WGMMA_ASM("m64n256k16.f32.bf16.bf16", TMA_WGMMA_D128, "128", "129", "130", "131", "132",
+                  TMA_WGMMA_OUT64(d, 0), TMA_WGMMA_OUT64(d, 64)
+                  : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransA), "n"(kTransB));
+  }
+}
+
+// wgmma.mma_async.sync.aligned.m64n128k16.f32.{bf16,f16}.{bf16,f16}
+//     {d0..d63}, descA, descB, scale-d, 1, 1, tnspA, tnspB;    PTX ISA 8.0, sm_90a.
+// As above with B 16 x 128 and D 64 x 128 (64 registers per thread).
+template <bool kF16, int kTransA, int kTransB>
+__device__ __forceinline__ void wgmma_m64n128k16_f32(float (&d)[64], std::uint64_t desc_a,
+                                                     std::uint64_t desc_b, std::uint32_t scale_d) {
+  static_assert((kTransA == 0 || kTransA == 1) && (kTransB == 0 || kTransB == 1),
+                "the wgmma transpose immediates are 0 (K-major) or 1 (MN-major)");
+  if constexpr (kF16) {
+    TMA_WGMMA_ASM("m64n128k16.f32.f16.f16", TMA_WGMMA_D64, "64", "65", "66", "67", "68",
+                  TMA_WGMMA_OUT64(d, 0)
+                  : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransA), "n"(kTransB));
+  } else {
+    TMA_WGMMA_ASM("m64n128k16.f32.bf16.bf16", TMA_WGMMA_D64, "64", "65", "66", "67", "68",
+                  TMA_WGMMA_OUT64(d, 0)
+                  : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransA), "n"(kTransB));
+  }
+}
+
+}  // namespace tma::ptx

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# One call on a lent GPU machine, with the build folder carried from the build machine:
+#   scripts/device_run.sh BUILD_DIR STEPS...     (results and logs under $OUT, default out/device)
+# Steps: info (GPU, clocks, driver, tma-info), suite (tests/gpu/run_gpu_tests.sh, no sanitizers),
+# sanitize (the suite's --quick runs under compute-sanitizer), ops (gpu_ops byte-exact test),
+# bench (tma-bench copy + transpose, then the torch peers into the same JSON), gemm (GEMM tests
+# and benchmark, when built). Each step's log is kept; the script's exit status is the number of
+# failed steps.
+set -uo pipefail
+build=${1:?give the build directory}; shift
+out=${OUT:-out/device}
+mkdir -p "$out"
+# CTest files hold absolute paths of the build machine's checkout; point that path here.
+src_root=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt")
+if [ -n "$src_root" ] && [ ! -e "$src_root" ]; then mkdir -p "$(dirname "$src_root")" && ln -s "$PWD" "$src_root"; fi
+build_root=$(sed -n 's/^CMAKE_CACHEFILE_DIR:INTERNAL=//p' "$build/CMakeCache.txt")
+if [ -n "$build_root" ] && [ ! -e "$build_root" ]; then mkdir -p "$(dirname "$build_root")" && ln -s "$PWD/$build" "$build_root"; fi
+
+failed=0
+step() {  # step NAME COMMAND...: runs it, logs to $out/NAME.log, prints a one-line verdict
+  local name=$1; shift
+  local t0=$SECONDS
+  "$@" >"$out/$name.log" 2>&1
+  local rc=$?
+  [ $rc -ne 0 ] && [ $rc -ne 77 ] && failed=$((failed + 1))
+  printf '[device] %-10s rc=%-3s %4ss  (%s)\n' "$name" "$rc" "$((SECONDS - t0))" "$*"
+  tail -n 25 "$out/$name.log" | sed "s/^/[$name] /"
+}
+
+for s in "$@"; do
+  case "$s" in
+    info)
+      step info bash -c "nvidia-smi; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,power.limit,temperature.gpu --format=csv; nvcc --version | tail -2; $build/tools/tma-info" ;;
+    suite)
+      step suite env TMAKIT_GPU_OUT=/tmp/gpu-out tests/gpu/run_gpu_tests.sh "$build" --no-sanitizers --pack "$out/gpu-results.tar.gz" ;;
+    sanitize)
+      step sanitize env TMAKIT_GPU_OUT=/tmp/gpu-san tests/gpu/run_gpu_tests.sh "$build" --quick --no-examples --pack "$out/gpu-sanitize.tar.gz" ;;
+    ops)
+      step ops "$build/tests/ops/gpu_ops" ;;
+    bench)
+      step bench "$build/tools/tma_bench/tma-bench" all --json "$out/bench.json"
+      step torch python3 bench/torch_peers.py "$out/bench.json" ;;
+    probes)
+      step probes tests/gpu/run_probes.sh "$build" ;;
+    triage)
+      step triage tests/gpu/triage.sh "$build" /tmp/triage "${TRIAGE_SEED:-795300422}" gpu_load:96 gpu_im2col:48 gpu_multicast:48 gpu_store:64 gpu_descriptor:4
+      tar czf "$out/triage.tar.gz" -C /tmp triage ;;
+    gemm)
+      step gemm "$build/tests/gemm/gpu_gemm"
+      step gemmbench "$build/bench/gemm-bench" --json "$out/gemm.json"
+      step gemmpeers python3 bench/gemm_peers.py "$out/gemm.json" ;;
+    *) echo "unknown step $s" >&2; failed=$((failed + 1)) ;;
+  esac
+done
+exit $failed

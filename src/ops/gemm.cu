@@ -1,0 +1,432 @@
+// tmakit ops: GEMM host entry points: argument checks, the choice of configuration, cluster and
+// grid, the tensor maps, and the launch. The kernel is in gemm_kernel.cuh.
+//
+// Operand layouts: wgmma reads A and B either K-major or MN-major (its transpose immediates, for
+// 16-bit types), so every layout is loaded as it is stored, without a transpose pass:
+//   A row-major (m x k, k contiguous)    K-major:  TMA box {64 k, 64 m}  -> tnspA = 0
+//   A column-major (m contiguous)        MN-major: TMA box {64 m, 64 k}  -> tnspA = 1
+//   B column-major (k x n, k contiguous) K-major:  TMA box {64 k, 64 n}  -> tnspB = 0
+//   B row-major (n contiguous)           MN-major: TMA box {64 n, 64 k}  -> tnspB = 1
+// Each box is 64 x 128 B with SWIZZLE_128B, which is exactly the canonical 128B-swizzled layout
+// wgmma reads (device/wgmma_desc.hpp proves it at compile time; tests/gemm checks it against the
+// reference model).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "gemm_edge.cuh"
+#include "gemm_kernel.cuh"
+#include "plan.hpp"
+#include "tma/host/tensor_map.hpp"
+#include "tma/ops/gemm.hpp"
+
+namespace tma::ops {
+namespace detail::gemm {
+namespace {
+
+constexpr const char* kOp = "gemm";
+
+void check_cuda(cudaError_t e, const char* what) {
+  if (e != cudaSuccess)
+    throw Error(cat("tma::ops::gemm: ", what, " failed: ", cudaGetErrorName(e), " (",
+                    cudaGetErrorString(e), ")"),
+                0, static_cast<int>(e));
+}
+
+bool is_16bit_input(DataType t) {
+  return t == DataType::kBFloat16 || t == DataType::kFloat16;
+}
+
+bool is_output_type(DataType t) {
+  return t == DataType::kBFloat16 || t == DataType::kFloat16 || t == DataType::kFloat32;
+}
+
+struct Range {
+  std::uintptr_t begin, end;  // [begin, end) in bytes
+};
+
+// The bytes a rows x cols matrix with leading dimension ld touches.
+Range footprint(const void* p, std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                MatrixLayout layout, int esize) {
+  const auto base = reinterpret_cast<std::uintptr_t>(p);
+  const std::int64_t outer = layout == MatrixLayout::kRowMajor ? rows : cols;
+  const std::int64_t inner = layout == MatrixLayout::kRowMajor ? cols : rows;
+  const auto elements = static_cast<std::uintptr_t>((outer - 1) * ld + inner);
+  return {base, base + elements * static_cast<std::uintptr_t>(esize)};
+}
+
+bool overlaps(const Range& a, const Range& b) {
+  return a.begin < b.end && b.begin < a.end;
+}
+
+std::string range_string(const Range& r) {
+  return cat("[", reinterpret_cast<void*>(r.begin), ", ", reinterpret_cast<void*>(r.end), ")");
+}
+
+void check_extent(const char* name, std::int64_t v) {
+  if (v < 1)
+    fail(kOp, cat(name, " = ", v,
+                  " is not >= 1: every GEMM extent must be >= 1; skip the call "
+                  "for an empty product"));
+  if (v > std::numeric_limits<std::int32_t>::max())
+    fail(kOp, cat(name, " = ", v,
+                  " exceeds 2^31 - 1 (TMA coordinates are signed 32-bit): split "
+                  "the product along ",
+                  name));
+}
+
+void check_pointer(const char* name, const void* p) {
+  if (p == nullptr) fail(kOp, cat(name, " is null: pass a device pointer"));
+  if (reinterpret_cast<std::uintptr_t>(p) % 16 != 0)
+    fail(kOp, cat(name, " = ", p,
+                  " is not 16-byte aligned (TMA's rule for the global address): "
+                  "use an aligned allocation or offset"));
+}
+
+// `ld` of a matrix `what` whose rows (row-major) or columns (column-major) need `min_ld`
+// elements of `esize` bytes.
+void check_ld(const char* name, std::int64_t ld, std::int64_t min_ld, const char* min_name,
+              const char* what, int esize) {
+  if (ld < min_ld)
+    fail(kOp, cat(name, " = ", ld, " is smaller than ", min_name, " = ", min_ld, " (", what,
+                  "): ", name, " must be >= ", min_ld));
+  const std::int64_t bytes = ld * esize;
+  if (bytes % 16 != 0)
+    fail(kOp,
+         cat(name, " = ", ld, " elements x ", esize, " B = ", bytes,
+             " B is not a multiple of 16 B (TMA's rule for row strides): pad the leading "
+             "dimension to a multiple of ",
+             16 / esize, " elements, e.g. ", (ld + 16 / esize - 1) / (16 / esize) * (16 / esize)));
+  if (bytes >= (std::int64_t{1} << 40))
+    fail(kOp, cat(name, " = ", ld, " elements = ", bytes,
+                  " B reaches TMA's 2^40-byte stride limit: split the matrix"));
+}
+
+// Every check that needs no GPU, in the order a user would fix them.
+void check_args(const GemmArgs& g, Path path, const GemmTuning& t) {
+  check_extent("m", g.m);
+  check_extent("n", g.n);
+  check_extent("k", g.k);
+  if (!is_16bit_input(g.a_dtype))
+    fail(kOp, cat("a_dtype = ", to_string(g.a_dtype),
+                  " is not supported: A and B must be bfloat16 or float16 (wgmma's 16-bit inputs "
+                  "with fp32 accumulation); convert A first"));
+  if (g.b_dtype != g.a_dtype)
+    fail(kOp, cat("b_dtype = ", to_string(g.b_dtype), " but a_dtype = ", to_string(g.a_dtype),
+                  ": A and B must have the same type; convert one of them"));
+  if (!is_output_type(g.d_dtype))
+    fail(kOp, cat("d_dtype = ", to_string(g.d_dtype),
+                  " is not supported: D must be bfloat16, float16 or float32"));
+  const bool with_c = g.beta != 0.0f;
+  if (with_c && g.c_dtype != g.d_dtype)
+    fail(kOp, cat("c_dtype = ", to_string(g.c_dtype), " but d_dtype = ", to_string(g.d_dtype),
+                  " (beta = ", g.beta, "): C must have D's type; convert C or set beta = 0"));
+  if (with_c && g.c == nullptr)
+    fail(kOp, cat("c is null but beta = ", g.beta, ": pass C (m x n, row-major) or set beta = 0"));
+
+  check_pointer("a", g.a);
+  check_pointer("b", g.b);
+  check_pointer("d", g.d);
+  if (with_c) check_pointer("c", g.c);
+
+  const int ab = element_bytes(g.a_dtype), cd = element_bytes(g.d_dtype);
+  const bool a_row = g.a_layout == MatrixLayout::kRowMajor;
+  const bool b_row = g.b_layout == MatrixLayout::kRowMajor;
+  check_ld("lda", g.lda, a_row ? g.k : g.m, a_row ? "k" : "m",
+           a_row ? "A is row-major m x k" : "A is column-major m x k", ab);
+  check_ld("ldb", g.ldb, b_row ? g.n : g.k, b_row ? "n" : "k",
+           b_row ? "B is row-major k x n" : "B is column-major k x n", ab);
+  check_ld("ldd", g.ldd, g.n, "n", "D is row-major m x n", cd);
+  if (with_c) check_ld("ldc", g.ldc, g.n, "n", "C is row-major m x n", cd);
+
+  const Range a = footprint(g.a, g.m, g.k, g.lda, g.a_layout, ab);
+  const Range b = footprint(g.b, g.k, g.n, g.ldb, g.b_layout, ab);
+  const Range d = footprint(g.d, g.m, g.n, g.ldd, MatrixLayout::kRowMajor, cd);
+  if (overlaps(d, a))
+    fail(kOp, cat("d ", range_string(d), " overlaps a ", range_string(a),
+                  ": D must not alias A (the kernel reads A while writing D); use a separate "
+                  "output buffer"));
+  if (overlaps(d, b))
+    fail(kOp, cat("d ", range_string(d), " overlaps b ", range_string(b),
+                  ": D must not alias B (the kernel reads B while writing D); use a separate "
+                  "output buffer"));
+  if (with_c) {
+    const Range c = footprint(g.c, g.m, g.n, g.ldc, MatrixLayout::kRowMajor, cd);
+    const bool same = g.c == g.d && g.ldc == g.ldd;
+    if (!same && overlaps(c, d))
+      fail(kOp, cat("c ", range_string(c), " (ldc = ", g.ldc, ") overlaps d ", range_string(d),
+                    " (ldd = ", g.ldd,
+                    ") without being the same matrix: pass c == d with ldc == "
+                    "ldd for an in-place update, or disjoint buffers"));
+  }
+
+  if (t.config < -1 || t.config >= kNumGemmConfigs)
+    fail(kOp, cat("tuning.config = ", t.config, " is outside -1..", kNumGemmConfigs - 1,
+                  " (kGemmConfigs): use -1 to let gemm() choose"));
+  if (t.cluster_m < 0 || t.cluster_m > 2)
+    fail(kOp, cat("tuning.cluster_m = ", t.cluster_m,
+                  " is not 0 (choose), 1 or 2: the kernel multicasts B within clusters of at "
+                  "most 2 CTAs"));
+  if (t.cluster_m == 2 && path != Path::kTma)
+    fail(kOp,
+         "tuning.cluster_m = 2 needs Path::kTma: the ordinary path has no multicast; use "
+         "cluster_m = 0 or 1");
+  if (t.raster_group < 0)
+    fail(kOp, cat("tuning.raster_group = ", t.raster_group,
+                  " is negative: use 0 (choose) or a group of >= 1 tile rows"));
+  if (t.max_ctas < 0)
+    fail(kOp, cat("tuning.max_ctas = ", t.max_ctas, " is negative: use 0 (no cap) or >= 1"));
+}
+
+// The tiled-mode map of a 16-bit operand, loaded in 64 x 64 atoms (SwizzledTile128).
+TensorMapSpec operand_spec(DataType dt, const void* p, MatrixMajor major, std::int64_t mn,
+                           std::int64_t k, std::int64_t ld) {
+  TensorMapSpec s;
+  s.dtype = dt;
+  s.rank = 2;
+  s.address = p;
+  const bool k_major = major == MatrixMajor::kK;
+  s.dims_inner_first = {static_cast<std::uint64_t>(k_major ? k : mn),
+                        static_cast<std::uint64_t>(k_major ? mn : k), 0, 0, 0};
+  s.strides_bytes_inner_first = {0, static_cast<std::uint64_t>(ld) * 2, 0, 0, 0};
+  s.box_inner_first = {64, 64, 0, 0, 0};
+  s.swizzle = Swizzle::k128B;
+  s.l2_promotion = L2Promotion::k256B;
+  return s;
+}
+
+// The map of C or D (row-major m x n): boxes of one 128 B swizzle row x 64 rows (the epilogue's
+// chunks).
+TensorMapSpec output_spec(DataType dt, const void* p, std::int64_t m, std::int64_t n,
+                          std::int64_t ld) {
+  const int e = element_bytes(dt);
+  TensorMapSpec s;
+  s.dtype = dt;
+  s.rank = 2;
+  s.address = p;
+  s.dims_inner_first = {static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(m), 0, 0, 0};
+  s.strides_bytes_inner_first = {0, static_cast<std::uint64_t>(ld) * e, 0, 0, 0};
+  s.box_inner_first = {static_cast<std::uint32_t>(128 / e), 64, 0, 0, 0};
+  s.swizzle = Swizzle::k128B;
+  return s;
+}
+
+struct Launch {
+  TensorMap maps[4];  // a, b, c, d
+  Params params;
+  int cluster_m;
+  int max_ctas;
+  cudaStream_t stream;
+};
+
+template <int kConfig, bool kF16, MatrixMajor kA, MatrixMajor kB, bool kTma>
+int launch(const Launch& l) {
+  using Cfg = Config<kConfig>;
+  const auto kernel = gemm_kernel<kConfig, kF16, kA, kB, kTma>;
+  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(Cfg::kSmemBytes)),
+             "cudaFuncSetAttribute(max dynamic shared memory)");
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = static_cast<unsigned>(l.cluster_m);
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(l.cluster_m));
+  cfg.blockDim = dim3(kThreads);
+  cfg.dynamicSmemBytes = Cfg::kSmemBytes;
+  cfg.stream = l.stream;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  // A persistent grid: as many clusters as can be resident at once (clusters live inside one GPC,
+  // so this can be fewer than SMs / cluster_m), at most one per cluster tile.
+  int clusters = 0;
+  check_cuda(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg),
+             "cudaOccupancyMaxActiveClusters");
+  if (clusters < 1)
+    throw Error(cat("tma::ops::gemm: no cluster of ", l.cluster_m, " CTAs with ", kThreads,
+                    " threads and ", Cfg::kSmemBytes,
+                    " B of shared memory fits on this GPU (is another context holding its "
+                    "shared memory, or is it not an sm_90 GPU?)"),
+                0);
+  std::int64_t n = std::min<std::int64_t>(clusters, l.params.cluster_tiles);
+  if (l.max_ctas > 0)
+    n = std::max<std::int64_t>(1, std::min<std::int64_t>(n, l.max_ctas / l.cluster_m));
+  cfg.gridDim = dim3(static_cast<unsigned>(n * l.cluster_m));
+  check_cuda(cudaLaunchKernelEx(&cfg, kernel, l.maps[0], l.maps[1], l.maps[2], l.maps[3], l.params),
+             "launching gemm_kernel");
+  return static_cast<int>(n * l.cluster_m);
+}
+
+// Run-time choices -> one of the compiled kernels.
+template <bool kTma>
+int dispatch(int config, bool f16, MatrixMajor a, MatrixMajor b, const Launch& l) {
+  const auto with_majors = [&](auto cfg, auto is_f16) {
+    constexpr int kC = decltype(cfg)::value;
+    constexpr bool kF = decltype(is_f16)::value;
+    constexpr MatrixMajor K = MatrixMajor::kK, MN = MatrixMajor::kMN;
+    if (a == K && b == K) return launch<kC, kF, K, K, kTma>(l);
+    if (a == K && b == MN) return launch<kC, kF, K, MN, kTma>(l);
+    if (a == MN && b == K) return launch<kC, kF, MN, K, kTma>(l);
+    return launch<kC, kF, MN, MN, kTma>(l);
+  };
+  const auto with_type = [&](auto cfg) {
+    return f16 ? with_majors(cfg, std::true_type{}) : with_majors(cfg, std::false_type{});
+  };
+  static_assert(kNumGemmConfigs == 2, "dispatch() lists every configuration");
+  return config == 0 ? with_type(std::integral_constant<int, 0>{})
+                     : with_type(std::integral_constant<int, 1>{});
+}
+
+// The edge kernel for D's columns [col0, g.n) (fewer than kMaxEdgeColumns), on `stream`.
+void launch_edge(const GemmArgs& g, std::int64_t col0, cudaStream_t stream) {
+  const bool a_row = g.a_layout == MatrixLayout::kRowMajor;
+  const bool b_row = g.b_layout == MatrixLayout::kRowMajor;
+  EdgeParams e{};
+  e.a = g.a;
+  e.b = g.b;
+  e.c = g.beta != 0.0f ? g.c : nullptr;
+  e.d = g.d;
+  e.a_row = a_row ? g.lda : 1;
+  e.a_k = a_row ? 1 : g.lda;
+  e.b_k = b_row ? g.ldb : 1;
+  e.b_col = b_row ? 1 : g.ldb;
+  e.ldc = g.ldc;
+  e.ldd = g.ldd;
+  e.m = static_cast<std::int32_t>(g.m);
+  e.k = static_cast<std::int32_t>(g.k);
+  e.col0 = static_cast<std::int32_t>(col0);
+  e.cols = static_cast<std::int32_t>(g.n - col0);
+  e.alpha = g.alpha;
+  e.beta = g.beta;
+  e.a_row_major = a_row;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>((g.m + kEdgeRows - 1) / kEdgeRows));
+  cfg.blockDim = dim3(kEdgeThreads);
+  cfg.stream = stream;
+  const auto run = [&](auto in, auto out) {
+    using In = decltype(in);
+    using Out = decltype(out);
+    check_cuda(cudaLaunchKernelEx(&cfg, gemm_edge_kernel<In, Out>, e),
+               "launching gemm_edge_kernel");
+  };
+  const auto with_out = [&](auto in) {
+    switch (g.d_dtype) {
+      case DataType::kBFloat16:
+        return run(in, __nv_bfloat16{});
+      case DataType::kFloat16:
+        return run(in, __half{});
+      default:
+        return run(in, float{});
+    }
+  };
+  if (g.a_dtype == DataType::kFloat16) {
+    with_out(__half{});
+  } else {
+    with_out(__nv_bfloat16{});
+  }
+}
+
+}  // namespace
+}  // namespace detail::gemm
+
+void gemm_tuned(const GemmArgs& g, cudaStream_t stream, Path path, const GemmTuning& tuning,
+                GemmPlan* plan) {
+  namespace d = detail::gemm;
+  using detail::cat;
+  d::check_args(g, path, tuning);
+
+  int dev = 0, sms = 0, cc_major = 0, cc_minor = 0;
+  d::check_cuda(cudaGetDevice(&dev), "cudaGetDevice");
+  d::check_cuda(cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, dev),
+                "compute capability query");
+  d::check_cuda(cudaDeviceGetAttribute(&cc_minor, cudaDevAttrComputeCapabilityMinor, dev),
+                "compute capability query");
+  if (cc_major != 9 || cc_minor != 0)
+    throw Error(
+        cat("tma::ops::gemm: device ", dev, " has compute capability ", cc_major, ".", cc_minor,
+            "; the GEMM kernels are built for sm_90a (wgmma, setmaxnreg) and "
+            "run only on compute capability 9.0 (H100 / H200)"),
+        0);
+  d::check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev),
+                "SM count query");
+
+  // The TMA path's kernel computes D's first n_main columns, which end on a 16-byte boundary of
+  // each row (its TMA stores write whole 16-byte chunks: d::tma_store_columns), and the edge
+  // kernel the rest; the ordinary path's stores are bounds-checked element by element at the
+  // edge, so its kernel computes all n columns.
+  const int cd = element_bytes(g.d_dtype);
+  const std::int64_t n_main = path == Path::kTma ? d::tma_store_columns(g.n, cd) : g.n;
+  const int config = tuning.config >= 0 ? tuning.config : d::choose_config(g.m, n_main, sms);
+  const int block_n = kGemmConfigs[config].block_n;
+  d::Params p{};
+  p.m = static_cast<std::int32_t>(g.m);
+  p.n = static_cast<std::int32_t>(n_main);
+  p.k = static_cast<std::int32_t>(g.k);
+  p.alpha = g.alpha;
+  p.beta = g.beta;
+  p.tiles_m = static_cast<std::int32_t>((g.m + d::kBlockM - 1) / d::kBlockM);
+  p.tiles_n = static_cast<std::int32_t>((n_main + block_n - 1) / block_n);
+  p.k_blocks = static_cast<std::int32_t>((g.k + d::kBlockK - 1) / d::kBlockK);
+  const int cluster_m = path != Path::kTma     ? 1
+                        : tuning.cluster_m > 0 ? tuning.cluster_m
+                                               : d::choose_cluster_m(p.tiles_m);
+  p.cluster_rows = (p.tiles_m + cluster_m - 1) / cluster_m;
+  p.raster_group = tuning.raster_group > 0 ? tuning.raster_group : d::kDefaultRasterGroup;
+  const std::int64_t cluster_tiles = std::int64_t{p.cluster_rows} * p.tiles_n;
+  if (cluster_tiles > std::numeric_limits<std::int32_t>::max())
+    detail::fail(d::kOp, cat("m = ", g.m, " x n = ", g.n, " makes ", cluster_tiles,
+                             " output tiles, more than the kernel's 2^31 - 1: split the product"));
+  p.cluster_tiles = static_cast<std::int32_t>(cluster_tiles);
+  p.out = g.d_dtype == DataType::kBFloat16  ? d::OutKind::kBF16
+          : g.d_dtype == DataType::kFloat16 ? d::OutKind::kF16
+                                            : d::OutKind::kF32;
+  const int ab = element_bytes(g.a_dtype);
+  p.a = static_cast<const unsigned char*>(g.a);
+  p.b = static_cast<const unsigned char*>(g.b);
+  p.c = static_cast<const unsigned char*>(g.beta != 0.0f ? g.c : g.d);
+  p.d = static_cast<unsigned char*>(g.d);
+  p.lda_bytes = g.lda * ab;
+  p.ldb_bytes = g.ldb * ab;
+  p.ldc_bytes = (g.beta != 0.0f ? g.ldc : g.ldd) * cd;
+  p.ldd_bytes = g.ldd * cd;
+
+  const MatrixMajor a_major =
+      g.a_layout == MatrixLayout::kRowMajor ? MatrixMajor::kK : MatrixMajor::kMN;
+  const MatrixMajor b_major =
+      g.b_layout == MatrixLayout::kColMajor ? MatrixMajor::kK : MatrixMajor::kMN;
+
+  d::Launch l{};
+  l.params = p;
+  l.cluster_m = cluster_m;
+  l.max_ctas = tuning.max_ctas;
+  l.stream = stream;
+  int ctas = 0;  // no main kernel when a row of D has fewer than 16 bytes (n_main == 0)
+  if (n_main > 0) {
+    if (path == Path::kTma) {
+      l.maps[0] = make_tensor_map(d::operand_spec(g.a_dtype, g.a, a_major, g.m, g.k, g.lda));
+      l.maps[1] = make_tensor_map(d::operand_spec(g.b_dtype, g.b, b_major, g.n, g.k, g.ldb));
+      l.maps[3] = make_tensor_map(d::output_spec(g.d_dtype, g.d, g.m, n_main, g.ldd));
+      // C is only read: its map keeps all n columns (the loads past n_main are discarded).
+      l.maps[2] = g.beta != 0.0f ? make_tensor_map(d::output_spec(g.c_dtype, g.c, g.m, g.n, g.ldc))
+                                 : l.maps[3];
+    }
+    const bool f16 = g.a_dtype == DataType::kFloat16;
+    ctas = path == Path::kTma ? d::dispatch<true>(config, f16, a_major, b_major, l)
+                              : d::dispatch<false>(config, f16, a_major, b_major, l);
+  }
+  // Same stream, after the main kernel; the two write disjoint columns of D. In place (C == D),
+  // the main kernel only reads the edge columns, so the edge kernel still finds C there.
+  if (n_main < g.n) d::launch_edge(g, n_main, stream);
+  if (plan != nullptr)
+    *plan = GemmPlan{config, cluster_m, p.raster_group, ctas, static_cast<int>(g.n - n_main)};
+}
+
+void gemm(const GemmArgs& args, cudaStream_t stream, Path path) {
+  gemm_tuned(args, stream, path, GemmTuning{}, nullptr);
+}
+
+}  // namespace tma::ops

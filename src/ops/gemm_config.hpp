@@ -1,0 +1,117 @@
+// tmakit ops (internal): the GEMM kernel's compile-time configuration and the run-time heuristics,
+// all in one place. Host and device code.
+//
+// Napkin math (H100 SXM, 132 SMs, ~989 dense bf16 TFLOP/s at 1830 MHz: ~7.5 TFLOP/s per SM):
+//   128 x 256 x 64 per stage = 4.2 MFLOP -> ~0.56 us per stage per SM; the stage brings 48 KiB
+//   (16 KiB of A, 32 KiB of B): 88 GB/s per SM, 11.5 TB/s over the GPU, from L2 mostly (each A
+//   tile is reused by every CTA of its tile row, each B tile by its tile column: the grouped
+//   raster keeps both in L2) and 2x less B traffic with the 2-CTA multicast.
+//   Registers: 64 x 256 f32 accumulators per consumer warpgroup = 128 per thread.
+#pragma once
+
+#include <cstdint>
+
+#include "tma/ops/gemm.hpp"
+
+namespace tma::ops::detail::gemm {
+
+inline constexpr int kBlockM = 128;  // two consumer warpgroups x 64 rows (wgmma M)
+inline constexpr int kBlockK = 64;   // 64 x 2 B = one 128 B swizzle row
+inline constexpr int kConsumerWarpgroups = 2;
+inline constexpr int kThreads = 128 * (1 + kConsumerWarpgroups);  // producer warpgroup + consumers
+inline constexpr int kConsumerWarps = 4 * kConsumerWarpgroups;
+// Register budgets per thread after setmaxnreg: 128 x 40 + 256 x 232 = 64512 <= 65536 (the SM's
+// file); the kernel starts with 65536 / 384 = 168 (launch bounds 384 x 1). The consumers hold
+// 128 accumulators + descriptors and epilogue temporaries; the producer only addresses. To be
+// measured: 24 / 240.
+inline constexpr int kProducerRegs = 40;
+inline constexpr int kConsumerRegs = 232;
+static_assert(128 * kProducerRegs + 128 * kConsumerWarpgroups * kConsumerRegs <= 65536,
+              "the register budgets after setmaxnreg must fit the SM's 65536 registers");
+
+inline constexpr std::uint32_t kAtomBytes = 64 * 128;  // one 64 x 64 TMA box, 16-bit elements
+inline constexpr std::uint32_t kAlign = 1024;          // SWIZZLE_128B repeats every 1024 B
+// Epilogue staging: per consumer warpgroup two buffers of 64 rows x 128 B (one swizzle row each).
+inline constexpr std::uint32_t kEpiBufferBytes = 64 * 128;
+inline constexpr std::uint32_t kEpiBytes = kConsumerWarpgroups * 2 * kEpiBufferBytes;
+// Named barriers: 0 is __syncthreads; consumer warpgroup w syncs its epilogue on 1 + w.
+inline constexpr std::uint32_t kEpilogueBarrier = 1;
+
+// The compiled configurations (kGemmConfigs in ops/gemm.hpp, by index) as types.
+template <int kIndex>
+struct Config {
+  static constexpr int kBlockN = kGemmConfigs[kIndex].block_n;
+  static constexpr int kStages = kGemmConfigs[kIndex].stages;
+  static constexpr int kAccumulators = kBlockN / 2;  // f32 registers per consumer thread
+  static constexpr int kAtomsA = kBlockM / 64;
+  static constexpr int kAtomsB = kBlockN / 64;
+  static constexpr std::uint32_t kABytes = kAtomsA * kAtomBytes;
+  static constexpr std::uint32_t kBBytes = kAtomsB * kAtomBytes;
+  static constexpr std::uint32_t kStageBytes = kABytes + kBBytes;
+  // Dynamic shared memory: alignment slack, the ring, the epilogue buffers.
+  static constexpr std::uint32_t kSmemBytes = kAlign + kStages * kStageBytes + kEpiBytes;
+  static_assert(kBlockN == 256 || kBlockN == 128, "block_n is a wgmma N tmakit wraps: 256 or 128");
+  static_assert(kAtomsB % 2 == 0, "a 2-CTA cluster splits the B tile's atoms in halves");
+  static_assert(kStages >= 2 && kStages <= 8, "2..8 pipeline stages");
+  // 227 KiB is the opt-in maximum per block on sm_90 (cudaDevAttrMaxSharedMemoryPerBlockOptin),
+  // static shared memory (the barriers) included.
+  static_assert(kSmemBytes + 256 <= 227 * 1024,
+                "the configuration's shared memory exceeds the 227 KiB an sm_90 block may use: "
+                "fewer stages or a narrower block_n");
+};
+
+// What the kernel gets besides the tensor maps (host and device).
+// Which type D (and C) has; the epilogue is picked at run time so that one kernel serves all.
+enum class OutKind : std::uint32_t { kBF16, kF16, kF32 };
+
+struct Params {
+  std::int32_t m, n, k;
+  float alpha, beta;
+  std::int32_t tiles_m, tiles_n, k_blocks;
+  std::int32_t cluster_rows;   // ceil(tiles_m / cluster_m)
+  std::int32_t raster_group;   // cluster rows per raster group
+  std::int32_t cluster_tiles;  // cluster_rows x tiles_n (< 2^31: checked by the host)
+  OutKind out;
+  // Ordinary path only: pointers and leading dimensions in bytes.
+  const unsigned char* a;
+  const unsigned char* b;
+  const unsigned char* c;
+  unsigned char* d;
+  std::int64_t lda_bytes, ldb_bytes, ldc_bytes, ldd_bytes;
+};
+
+// ---- D's edge --------------------------------------------------------------------------------
+
+// The columns of D that the TMA path writes with TMA stores: n rounded down to whole 16-byte chunks
+// of a row (0 when a row of D has fewer than 16 bytes). Why: TMA stores write dimension 0 in whole
+// 16-byte chunks (docs/hardware-findings.md, finding 4; model::stored_dim0_limit), so a D map with
+// dims[0] = n would overwrite the rest of every row's last chunk (padding, or past the end of D's
+// last row). With dims[0] = tma_store_columns(n, esize) the stores end exactly there; the edge
+// kernel (gemm_edge.cuh) computes the remaining n - tma_store_columns(n, esize) < 16 / esize
+// columns. tests/gemm/test_gemm_host.cpp checks this against the model.
+inline constexpr std::int64_t tma_store_columns(std::int64_t n, int esize) {
+  return n * esize / 16 * 16 / esize;
+}
+// The most columns the edge kernel computes: a 16-bit D row's last partial chunk (fp32: 3).
+inline constexpr int kMaxEdgeColumns = 16 / 2 - 1;
+static_assert(15 - tma_store_columns(15, 2) == kMaxEdgeColumns && 7 - tma_store_columns(7, 4) == 3,
+              "the edge kernel computes at most 16 / esize - 1 columns of D");
+
+// ---- heuristics (run time); each is a guess until measured --------------------------------------
+
+// Tile rows (in clusters) per group of the grouped raster. To be measured: 4, 8, 16.
+inline constexpr int kDefaultRasterGroup = 8;
+
+// Config 0 (128 x 256) unless it leaves SMs idle: then config 1 (128 x 128). To be measured.
+inline int choose_config(std::int64_t m, std::int64_t n, int sm_count) {
+  const std::int64_t tiles_256 = ((m + kBlockM - 1) / kBlockM) * ((n + 255) / 256);
+  return tiles_256 >= sm_count ? 0 : 1;
+}
+
+// 2-CTA clusters along M (sharing B through multicast) when there are tile rows to pair and few
+// are wasted (an odd count leaves the last cluster's second CTA idle). To be measured.
+inline int choose_cluster_m(std::int64_t tiles_m) {
+  return tiles_m >= 2 && (tiles_m % 2 == 0 || tiles_m >= 8) ? 2 : 1;
+}
+
+}  // namespace tma::ops::detail::gemm

@@ -1,0 +1,216 @@
+// tmakit ops (internal): the GEMM epilogue of one consumer warpgroup, D = alpha acc + beta C for
+// its 64 x kBlockN part of the output tile. Included by gemm_kernel.cuh.
+//
+// The tile goes out in chunks of 64 rows x 128 bytes (64 bf16 / fp16 or 32 fp32 columns), each
+// staged in one of the warpgroup's two 8 KiB buffers in the SWIZZLE_128B layout, so that
+//   - each thread writes its accumulator pairs (D fragment layout, device/wgmma.hpp) with 4- or
+//     8-byte stores that a warp spreads over all 32 banks (the swizzle moves each row's chunk);
+//   - TMA path: one TMA store per chunk (box {128 B, 64 rows}, clipped at the matrix's edges;
+//     D's map ends at the last 16 B boundary of a row, tma_store_columns, and gemm_edge.cuh
+//     writes the columns past it) and, when beta != 0, one TMA load of the C chunk into the
+//     same buffer first;
+//   - ordinary path: the warpgroup copies the chunk out with 16-byte stores and, when beta != 0,
+//     C in with 16-byte loads first, both bounds-checked (zeros outside the matrix).
+// Two buffers let the store of chunk q run while chunk q + 1 is written.
+//
+// TMA path, chunk q in buffer b (the leader is thread 0 of the warpgroup):
+//   [beta] wait for C(q) in b                    (the leader issued its load when b was free)
+//   write alpha acc + beta C(q) into b; fence.proxy.async (generic writes -> TMA's reads)
+//   leader: wait_group_read 0                    (the store of chunk q - 1 has read buffer b^1)
+//   named barrier of the warpgroup
+//   leader: TMA store b; commit; [beta] load C(q + 1) into b^1
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "gemm_config.hpp"
+#include "tma/device.cuh"
+#include "tma/device/wgmma.hpp"
+
+namespace tma::ops::detail::gemm {
+
+// Where this warpgroup's 64 x kBlockN part of the output tile starts.
+struct EpilogueTile {
+  int row0;
+  int col0;
+};
+
+// Per thread, identical in all threads of a warpgroup: which buffer the next chunk uses, and the
+// parity each buffer's C barrier waits for next (bit b).
+struct EpilogueState {
+  std::uint32_t buffer = 0;
+  std::uint32_t c_parity = 0;
+};
+
+// Two adjacent output values as stored (4 bytes for 16-bit types, 8 for fp32).
+template <class Out>
+__device__ __forceinline__ void store_pair(unsigned char* at, float v0, float v1) {
+  if constexpr (sizeof(Out) == 4) {
+    *reinterpret_cast<float2*>(at) = make_float2(v0, v1);
+  } else if constexpr (std::is_same_v<Out, __nv_bfloat16>) {
+    *reinterpret_cast<__nv_bfloat162*>(at) = __floats2bfloat162_rn(v0, v1);
+  } else {
+    *reinterpret_cast<__half2*>(at) = __floats2half2_rn(v0, v1);
+  }
+}
+
+template <class Out>
+__device__ __forceinline__ float2 load_pair(const unsigned char* at) {
+  if constexpr (sizeof(Out) == 4) {
+    return *reinterpret_cast<const float2*>(at);
+  } else if constexpr (std::is_same_v<Out, __nv_bfloat16>) {
+    return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(at));
+  } else {
+    return __half22float2(*reinterpret_cast<const __half2*>(at));
+  }
+}
+
+// Ordinary path: the chunk of C at (row0, col0) (64 rows x 128 B) into `buf` in the swizzled
+// layout, with 16-byte loads, zeros outside the matrix. The whole warpgroup; a barrier follows.
+template <class Out>
+__device__ __forceinline__ void copy_in_chunk(unsigned char* buf, const Params& p, int row0,
+                                              int col0, int t) {
+  constexpr int kPerVector = 16 / static_cast<int>(sizeof(Out));
+#pragma unroll
+  for (int u = 0; u < 64 * 8 / kWarpgroupThreads; ++u) {
+    const int x = t + kWarpgroupThreads * u, row = x / 8, ch = x % 8;
+    const int grow = row0 + row, gcol = col0 + ch * kPerVector;
+    uint4 v = make_uint4(0, 0, 0, 0);
+    if (grow < p.m && gcol < p.n) {
+      const unsigned char* src = p.c + grow * p.ldc_bytes + std::int64_t{gcol} * sizeof(Out);
+      if (gcol + kPerVector <= p.n) {
+        v = *reinterpret_cast<const uint4*>(src);
+      } else {
+        // The matrix's last columns: element by element into the vector's words.
+        std::uint32_t words[4] = {0, 0, 0, 0};
+#pragma unroll
+        for (int e = 0; e < kPerVector; ++e) {
+          if (gcol + e >= p.n) break;
+          if constexpr (sizeof(Out) == 4) {
+            words[e] = reinterpret_cast<const std::uint32_t*>(src)[e];
+          } else {
+            words[e / 2] |= std::uint32_t{reinterpret_cast<const std::uint16_t*>(src)[e]}
+                            << (16 * (e % 2));
+          }
+        }
+        v = make_uint4(words[0], words[1], words[2], words[3]);
+      }
+    }
+    *reinterpret_cast<uint4*>(
+        buf + swizzle_offset(Swizzle::k128B, static_cast<std::uint32_t>(row * 128 + ch * 16))) = v;
+  }
+}
+
+// Ordinary path: `buf` (the chunk of D at (row0, col0)) out to global memory with 16-byte
+// stores, bounds-checked; 8 consecutive threads write one row's 128 B. The whole warpgroup,
+// after a barrier.
+template <class Out>
+__device__ __forceinline__ void copy_out_chunk(const unsigned char* buf, const Params& p, int row0,
+                                               int col0, int t) {
+  constexpr int kPerVector = 16 / static_cast<int>(sizeof(Out));
+#pragma unroll
+  for (int u = 0; u < 64 * 8 / kWarpgroupThreads; ++u) {
+    const int x = t + kWarpgroupThreads * u, row = x / 8, ch = x % 8;
+    const int grow = row0 + row, gcol = col0 + ch * kPerVector;
+    if (grow >= p.m || gcol >= p.n) continue;
+    const uint4 v = *reinterpret_cast<const uint4*>(
+        buf + swizzle_offset(Swizzle::k128B, static_cast<std::uint32_t>(row * 128 + ch * 16)));
+    unsigned char* dst = p.d + grow * p.ldd_bytes + std::int64_t{gcol} * sizeof(Out);
+    if (gcol + kPerVector <= p.n) {
+      *reinterpret_cast<uint4*>(dst) = v;
+    } else {
+      // The matrix's last columns: element by element, from the vector's words.
+      const std::uint32_t words[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+      for (int e = 0; e < kPerVector; ++e) {
+        if (gcol + e >= p.n) break;
+        if constexpr (sizeof(Out) == 4) {
+          reinterpret_cast<std::uint32_t*>(dst)[e] = words[e];
+        } else {
+          reinterpret_cast<std::uint16_t*>(dst)[e] =
+              static_cast<std::uint16_t>(words[e / 2] >> (16 * (e % 2)));
+        }
+      }
+    }
+  }
+}
+
+template <class Out, int kBlockN, bool kTma>
+__device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const Params& p,
+                                         EpilogueTile tile, unsigned char* buffers,
+                                         Barrier (&c_bar)[2], const TensorMap* map_c,
+                                         const TensorMap* map_d, int wgc, EpilogueState& es) {
+  constexpr int kCols = 128 / static_cast<int>(sizeof(Out));  // columns per chunk
+  constexpr int kChunks = kBlockN / kCols;
+  constexpr int kGroups = kCols / 8;  // 8-column accumulator groups per chunk
+  using ChunkBox = Box<Out, kCols, 64>;
+  static_assert(ChunkBox::kBytes == kEpiBufferBytes, "a chunk fills one 8 KiB buffer");
+  const int t = static_cast<int>(threadIdx.x) % kWarpgroupThreads;
+  const bool leader = t == 0;
+  const bool with_c = p.beta != 0.0f;
+
+  auto load_c_chunk = [&](int q, std::uint32_t buffer) {
+    c_bar[buffer].template arrive_expect_tx<ChunkBox>();
+    const std::int32_t c[2] = {tile.col0 + q * kCols, tile.row0};
+    load(buffers + buffer * kEpiBufferBytes, map_c, c_bar[buffer], c);
+  };
+  if constexpr (kTma) {
+    if (with_c && leader) load_c_chunk(0, es.buffer);
+  }
+
+#pragma unroll
+  for (int q = 0; q < kChunks; ++q) {
+    unsigned char* buf = buffers + es.buffer * kEpiBufferBytes;
+    const int col0 = tile.col0 + q * kCols;
+    if (with_c) {
+      if constexpr (kTma) {
+        c_bar[es.buffer].wait((es.c_parity >> es.buffer) & 1u);
+        es.c_parity ^= 1u << es.buffer;
+      } else {
+        copy_in_chunk<Out>(buf, p, tile.row0, col0, t);
+        named_barrier_sync(kEpilogueBarrier + static_cast<std::uint32_t>(wgc), kWarpgroupThreads);
+      }
+    }
+#pragma unroll
+    for (int g = 0; g < kGroups; ++g) {
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        const int reg = 4 * (q * kGroups + g) + 2 * i;  // and reg + 1, the next column
+        const FragmentCoord at_d = accumulator_coord(t, reg);
+        const int row = at_d.row, col = at_d.col - q * kCols;  // column within the chunk
+        unsigned char* at =
+            buf + swizzle_offset(
+                      Swizzle::k128B,
+                      static_cast<std::uint32_t>(row * 128 + col * static_cast<int>(sizeof(Out))));
+        float v0 = p.alpha * acc[reg], v1 = p.alpha * acc[reg + 1];
+        if (with_c) {
+          const float2 c = load_pair<Out>(at);
+          v0 = fmaf(p.beta, c.x, v0);
+          v1 = fmaf(p.beta, c.y, v1);
+        }
+        store_pair<Out>(at, v0, v1);
+      }
+    }
+    if constexpr (kTma) {
+      fence_proxy_async_shared();  // this thread's writes -> the TMA store's reads
+      if (leader) wait_group_read<0>();
+      named_barrier_sync(kEpilogueBarrier + static_cast<std::uint32_t>(wgc), kWarpgroupThreads);
+      if (leader) {
+        const std::int32_t c[2] = {col0, tile.row0};
+        store(map_d, buf, c);
+        commit_group();
+        if (with_c && q + 1 < kChunks) load_c_chunk(q + 1, es.buffer ^ 1u);
+      }
+    } else {
+      named_barrier_sync(kEpilogueBarrier + static_cast<std::uint32_t>(wgc), kWarpgroupThreads);
+      copy_out_chunk<Out>(buf, p, tile.row0, col0, t);
+    }
+    es.buffer ^= 1u;
+  }
+}
+
+}  // namespace tma::ops::detail::gemm

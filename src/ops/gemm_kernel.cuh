@@ -1,0 +1,345 @@
+// tmakit ops (internal): the GEMM kernel. Included by gemm.cu only.
+//
+// One CTA = 3 warpgroups, persistent over output tiles of kBlockM x kBlockN:
+//
+//   warpgroup 0 (producer, setmaxnreg.dec)   warpgroups 1, 2 (consumers, setmaxnreg.inc)
+//   -----------------------------------      ------------------------------------------------
+//   TMA path: one thread, per k-block:       per k-block: wait full, 4 x wgmma m64nNk16 on
+//     acquire stage (empty barrier)            rows 64 w .. 64 w + 63 of the A tile and the
+//     expect A + B bytes on full               whole B tile; commit; wait for the previous
+//     load 2 A atoms; load B atoms, or         k-block's group; release its stage to every
+//     its half of them multicast to both       CTA whose copies fill it (cluster mask)
+//     CTAs of a 2-CTA cluster                per tile: epilogue (gemm_epilogue.cuh) while the
+//   ordinary path: 128 threads cp.async        producer already loads the next tile
+//     the same tiles, wait for the group,
+//     fence.proxy.async, arrive on full
+//
+// Shared memory (1024-aligned): kStages x [A: 2 atoms | B: kBlockN / 64 atoms] (atom = 64 x 64
+// 16-bit elements in SWIZZLE_128B, SwizzledTile128), then 2 x 2 epilogue buffers of 8 KiB.
+// Tile order: clusters walk a grouped raster (tile_of); both CTAs of a cluster take the same
+// tile column and adjacent tile rows, so they share B.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "gemm_config.hpp"
+#include "gemm_epilogue.cuh"
+#include "tma/device.cuh"
+#include "tma/device/wgmma.hpp"
+#include "tma/ptx/cp_async.hpp"
+
+namespace tma::ops::detail::gemm {
+
+enum class Role { kProducer, kConsumer };
+
+// The output tile of cluster tile `t` for the CTA of cluster rank `rank`: groups of
+// raster_group cluster rows are walked column by column (M fastest inside a group), so the
+// clusters working at the same time share A tiles (rows) and B tiles (columns) through L2.
+__device__ __forceinline__ void tile_of(const Params& p, int t, int rank, int cluster_m, int& tm,
+                                        int& tn) {
+  // 32-bit unsigned arithmetic: 64-bit division is a called subroutine (with a stack frame); the
+  // host keeps cluster_tiles below 2^31.
+  const auto ut = static_cast<std::uint32_t>(t);
+  const auto group_rows = static_cast<std::uint32_t>(p.raster_group);
+  const std::uint32_t per_group = group_rows * static_cast<std::uint32_t>(p.tiles_n);
+  const std::uint32_t group = ut / per_group;
+  const std::uint32_t first = group * group_rows;
+  const std::uint32_t rows = min(static_cast<std::uint32_t>(p.cluster_rows) - first, group_rows);
+  const std::uint32_t r = ut - group * per_group;
+  tm = static_cast<int>((first + r % rows) * static_cast<std::uint32_t>(cluster_m)) + rank;
+  tn = static_cast<int>(r / rows);
+}
+
+// Coordinates (innermost first) of the atom whose K range starts at k0 and MN range at mn0.
+template <MatrixMajor kMajor>
+__device__ __forceinline__ void atom_coords(std::int32_t (&c)[2], int k0, int mn0) {
+  if constexpr (kMajor == MatrixMajor::kK) {
+    c[0] = k0;
+    c[1] = mn0;
+  } else {
+    c[0] = mn0;
+    c[1] = k0;
+  }
+}
+
+// ---- producer: TMA --------------------------------------------------------------------------
+
+using AtomBox = Box<std::uint16_t, 64, 64>;  // one atom: 8 KiB
+static_assert(AtomBox::kBytes == kAtomBytes, "an atom is a 64 x 64 box of 16-bit elements");
+
+// One thread. Loads every k-block of every tile of this CTA into the ring.
+template <class Cfg, MatrixMajor kA, MatrixMajor kB>
+__device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsigned char* smem,
+                                            const TensorMap* map_a, const TensorMap* map_b,
+                                            const Params& p, int rank, int cluster_m) {
+  const int first = static_cast<int>(blockIdx.x) / cluster_m;
+  const int step = static_cast<int>(gridDim.x) / cluster_m;
+  const std::uint16_t mask = cta_mask_all(static_cast<std::uint32_t>(cluster_m));
+  // With a cluster each CTA loads its half of the B atoms and multicasts them to both.
+  const int b_first = cluster_m == 1 ? 0 : rank * (Cfg::kAtomsB / 2);
+  const int b_count = Cfg::kAtomsB / cluster_m;
+  PipelineState s = pipe.start();
+  for (int t = first; t < p.cluster_tiles; t += step) {
+    int tm, tn;
+    tile_of(p, t, rank, cluster_m, tm, tn);
+    for (int kb = 0; kb < p.k_blocks; ++kb) {
+      pipe.producer_acquire(s);
+      // Every A and B atom of the stage lands in this CTA: its own copies and the peer's
+      // multicast half of B.
+      pipe.template producer_commit<AtomBox, Cfg::kAtomsA + Cfg::kAtomsB>(s);
+      unsigned char* a = smem + s.index * Cfg::kStageBytes;
+      unsigned char* b = a + Cfg::kABytes;
+      const int k0 = kb * kBlockK;
+#pragma unroll
+      for (int j = 0; j < Cfg::kAtomsA; ++j) {
+        std::int32_t c[2];
+        atom_coords<kA>(c, k0, tm * kBlockM + 64 * j);
+        load(a + j * kAtomBytes, map_a, pipe.full(s), c);
+      }
+      for (int j = b_first; j < b_first + b_count; ++j) {
+        std::int32_t c[2];
+        atom_coords<kB>(c, k0, tn * Cfg::kBlockN + 64 * j);
+        if (cluster_m == 1) {
+          load(b + j * kAtomBytes, map_b, pipe.full(s), c);
+        } else {
+          load_multicast(b + j * kAtomBytes, map_b, pipe.full(s), c, mask);
+        }
+      }
+      s.advance();
+    }
+  }
+}
+
+// ---- producer: ordinary loads (cp.async) ------------------------------------------------------
+
+// The 16-byte chunks of one operand tile (kAtoms atoms of 64 rows x 8 chunks) that thread t of
+// the 128 copies: chunk t % 8 of rows t / 8 + 16 r of every atom, so 8 consecutive threads read
+// one row's 128 contiguous bytes. Zero-filled past the matrix's edges (src bytes < 16, or 0);
+// written where TMA would put them (SWIZZLE_128B). Few registers: the producer has 40.
+template <MatrixMajor kMajor, int kAtoms>
+__device__ __forceinline__ void cp_async_tile(std::uint32_t dst, const unsigned char* base,
+                                              std::int64_t ld_bytes, int mn_extent, int k_extent,
+                                              int mn0, int k0, int t) {
+  const int ch = t % 8, row0 = t / 8;  // row0 % 8 is the same for all rows below: one swizzle
+  const std::uint32_t smem =
+      dst + swizzle_offset(Swizzle::k128B, static_cast<std::uint32_t>(row0 * 128 + ch * 16));
+#pragma unroll 1
+  for (int atom = 0; atom < kAtoms; ++atom) {
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+      const int row = row0 + 16 * r;
+      int outer, inner, valid;  // row and element within the row of the global matrix
+      if constexpr (kMajor == MatrixMajor::kK) {
+        outer = mn0 + 64 * atom + row;  // rows of MN, K contiguous
+        inner = k0 + 8 * ch;
+        valid = outer < mn_extent ? k_extent - inner : 0;
+      } else {
+        outer = k0 + row;  // rows of K, MN contiguous
+        inner = mn0 + 64 * atom + 8 * ch;
+        valid = outer < k_extent ? mn_extent - inner : 0;
+      }
+      const std::uint32_t bytes = valid <= 0   ? 0u
+                                  : valid >= 8 ? 16u
+                                               : 2u * static_cast<std::uint32_t>(valid);
+      // A chunk with nothing to read still needs a valid address: the matrix's first element.
+      const unsigned char* src =
+          bytes == 0 ? base : base + outer * ld_bytes + std::int64_t{inner} * 2;
+      ptx::cp_async_16(smem + static_cast<std::uint32_t>(atom) * kAtomBytes + 16u * 128u * r, src,
+                       bytes);
+    }
+  }
+}
+
+// All 128 threads of the producer warpgroup. Keeps kStages - 1 stages of copies in flight: after
+// committing a stage, waits for the oldest pending one, makes it visible to the async proxy (the
+// consumers' wgmma reads through it) and arrives on its full barrier (128 arrivals per phase).
+template <class Cfg, MatrixMajor kA, MatrixMajor kB>
+__device__ __forceinline__ void produce_ordinary(Pipeline<Cfg::kStages>& pipe, unsigned char* smem,
+                                                 const Params& p) {
+  constexpr int kInFlight = Cfg::kStages - 1;
+  const int t = static_cast<int>(threadIdx.x);
+  const std::uint32_t base = ptx::smem_addr(smem);
+  PipelineState s = pipe.start(), ready = pipe.start();
+  int pending = 0;
+  for (int tile = static_cast<int>(blockIdx.x); tile < p.cluster_tiles;
+       tile += static_cast<int>(gridDim.x)) {
+    int tm, tn;
+    tile_of(p, tile, 0, 1, tm, tn);
+    for (int kb = 0; kb < p.k_blocks; ++kb) {
+      pipe.producer_acquire(s);
+      const std::uint32_t a = base + s.index * Cfg::kStageBytes;
+      cp_async_tile<kA, Cfg::kAtomsA>(a, p.a, p.lda_bytes, p.m, p.k, tm * kBlockM, kb * kBlockK, t);
+      cp_async_tile<kB, Cfg::kAtomsB>(a + Cfg::kABytes, p.b, p.ldb_bytes, p.n, p.k,
+                                      tn * Cfg::kBlockN, kb * kBlockK, t);
+      ptx::cp_async_commit_group();
+      if (++pending > kInFlight) {
+        ptx::cp_async_wait_group<kInFlight>();
+        fence_proxy_async_shared();
+        pipe.full(ready).arrive();
+        ready.advance();
+        --pending;
+      }
+      s.advance();
+    }
+  }
+  ptx::cp_async_wait_group<0>();
+  fence_proxy_async_shared();
+  for (; pending > 0; --pending) {
+    pipe.full(ready).arrive();
+    ready.advance();
+  }
+}
+
+// ---- consumers --------------------------------------------------------------------------------
+
+// One warpgroup: accumulates its 64 x kBlockN tile over all k-blocks. Leaves `s` at the next
+// tile's first stage.
+template <class Cfg, bool kF16, MatrixMajor kA, MatrixMajor kB, bool kTma>
+__device__ __forceinline__ void mainloop(float (&acc)[Cfg::kAccumulators],
+                                         Pipeline<Cfg::kStages>& pipe, PipelineState& s,
+                                         std::uint32_t smem_base, int wgc, int k_blocks,
+                                         int cluster_m) {
+  using TileA = SwizzledTile128<kA>;
+  using TileB = SwizzledTile128<kB>;
+  const bool lane0 = threadIdx.x % 32 == 0;
+  const std::uint16_t mask = cta_mask_all(static_cast<std::uint32_t>(cluster_m));
+  // One arrival per consumer warp, on every CTA whose copies land in this CTA's stage.
+  auto release = [&](PipelineState done) {
+    if (lane0) {
+      if (cluster_m == 1) {
+        pipe.consumer_release(done);
+      } else {
+        pipe.consumer_release(done, mask);
+      }
+    }
+  };
+  PipelineState previous = s;
+  for (int kb = 0; kb < k_blocks; ++kb) {
+    pipe.consumer_wait(s);
+    if constexpr (!kTma) {
+      // The producer fenced its cp.async data into the async proxy before arriving; fencing here
+      // as well costs one instruction per k-block and does not rely on that.
+      fence_proxy_async_shared();
+    }
+    const std::uint32_t a = smem_base + s.index * Cfg::kStageBytes + wgc * kAtomBytes;
+    const std::uint32_t b = smem_base + s.index * Cfg::kStageBytes + Cfg::kABytes;
+    warpgroup_fence_accumulators(acc);
+    warpgroup_arrive();
+#pragma unroll
+    for (int kk = 0; kk < TileA::kKSteps; ++kk) {
+      wgmma<Cfg::kBlockN, kF16, kA, kB>(acc, TileA::descriptor(a, kk), TileB::descriptor(b, kk),
+                                        kb > 0 || kk > 0);
+    }
+    warpgroup_commit();
+    // The previous k-block's group is done: its stage may be refilled.
+    warpgroup_wait<1>();
+    warpgroup_fence_accumulators(acc);
+    if (kb > 0) release(previous);
+    previous = s;
+    s.advance();
+  }
+  warpgroup_wait<0>();
+  warpgroup_fence_accumulators(acc);
+  release(previous);
+}
+
+template <class Cfg, bool kF16, MatrixMajor kA, MatrixMajor kB, bool kTma>
+__device__ __forceinline__ void consume(Pipeline<Cfg::kStages>& pipe, unsigned char* smem,
+                                        Barrier (&c_bar)[2], const TensorMap* map_c,
+                                        const TensorMap* map_d, const Params& p, int wgc, int rank,
+                                        int cluster_m) {
+  const std::uint32_t smem_base = ptx::smem_addr(smem);
+  unsigned char* epi = smem + Cfg::kStages * Cfg::kStageBytes + wgc * 2 * kEpiBufferBytes;
+  const int first = static_cast<int>(blockIdx.x) / cluster_m;
+  const int step = static_cast<int>(gridDim.x) / cluster_m;
+  float acc[Cfg::kAccumulators];
+#pragma unroll
+  for (int r = 0; r < Cfg::kAccumulators; ++r)
+    acc[r] = 0.0f;
+  PipelineState s = pipe.start();
+  EpilogueState es;
+  for (int t = first; t < p.cluster_tiles; t += step) {
+    int tm, tn;
+    tile_of(p, t, rank, cluster_m, tm, tn);
+    mainloop<Cfg, kF16, kA, kB, kTma>(acc, pipe, s, smem_base, wgc, p.k_blocks, cluster_m);
+    const EpilogueTile tile{tm * kBlockM + 64 * wgc, tn * Cfg::kBlockN};
+    if (tile.row0 >= p.m) continue;  // a cluster's second CTA past the last tile row
+    switch (p.out) {
+      case OutKind::kBF16:
+        epilogue<__nv_bfloat16, Cfg::kBlockN, kTma>(acc, p, tile, epi, c_bar, map_c, map_d, wgc,
+                                                    es);
+        break;
+      case OutKind::kF16:
+        epilogue<__half, Cfg::kBlockN, kTma>(acc, p, tile, epi, c_bar, map_c, map_d, wgc, es);
+        break;
+      default:
+        epilogue<float, Cfg::kBlockN, kTma>(acc, p, tile, epi, c_bar, map_c, map_d, wgc, es);
+        break;
+    }
+  }
+  if constexpr (kTma) {
+    // The last stores must finish before the CTA (and its shared memory) goes away.
+    if (threadIdx.x % kWarpgroupThreads == 0) wait_group<0>();
+  }
+}
+
+// ---- the kernel -------------------------------------------------------------------------------
+
+// Launched with kThreads threads and Cfg::kSmemBytes of dynamic shared memory; TMA path: in
+// clusters of 1 or 2 CTAs along x; ordinary path: clusters of 1. The maps are unused (zeros) on
+// the ordinary path; map_c is map_d when beta == 0.
+template <int kConfig, bool kF16, MatrixMajor kA, MatrixMajor kB, bool kTma>
+__global__ void __launch_bounds__(kThreads, 1)
+    gemm_kernel(const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b,
+                const __grid_constant__ TensorMap map_c, const __grid_constant__ TensorMap map_d,
+                const Params p) {
+  using Cfg = Config<kConfig>;
+  extern __shared__ unsigned char raw[];
+  unsigned char* smem = raw + (kAlign - ptx::smem_addr(raw) % kAlign) % kAlign;
+  __shared__ Pipeline<Cfg::kStages> pipe;
+  __shared__ Barrier c_bar[kConsumerWarpgroups][2];  // epilogue: C tile loaded, per buffer
+
+  const int cluster_m = static_cast<int>(cluster_size());
+  const int rank = static_cast<int>(cluster_cta_rank());
+  if (threadIdx.x == 0) {
+    // Full: one producer arrival (+ the TMA bytes), or 128 (one per cp.async thread).
+    // Empty: one release per consumer warp of every CTA whose consumers read this CTA's copies.
+    pipe.init(kTma ? 1 : 128, static_cast<std::uint32_t>(kConsumerWarps * cluster_m));
+    for (auto& wg_bars : c_bar) {
+      for (Barrier& bar : wg_bars)
+        bar.init(1);
+    }
+    fence_barrier_init();
+    if constexpr (kTma) {
+      prefetch_descriptor(&map_a);
+      prefetch_descriptor(&map_b);
+      prefetch_descriptor(&map_d);
+      if (p.beta != 0.0f) prefetch_descriptor(&map_c);
+    }
+  }
+  // Peers and multicast copies must find the barriers initialized.
+  cluster_sync();
+
+  const int warpgroup = static_cast<int>(threadIdx.x) / kWarpgroupThreads;
+  const Role role = warpgroup == 0 ? Role::kProducer : Role::kConsumer;
+  if (role == Role::kProducer) {
+    warpgroup_reg_dealloc<kProducerRegs>();
+    if constexpr (kTma) {
+      if (threadIdx.x == 0)
+        produce_tma<Cfg, kA, kB>(pipe, smem, &map_a, &map_b, p, rank, cluster_m);
+    } else {
+      produce_ordinary<Cfg, kA, kB>(pipe, smem, p);
+    }
+  } else {
+    warpgroup_reg_alloc<kConsumerRegs>();
+    consume<Cfg, kF16, kA, kB, kTma>(pipe, smem, c_bar[warpgroup - 1], &map_c, &map_d, p,
+                                     warpgroup - 1, rank, cluster_m);
+  }
+  // No CTA may leave while a peer's multicast copies or remote releases still target it.
+  cluster_sync();
+}
+
+}  // namespace tma::ops::detail::gemm

@@ -1,0 +1,560 @@
+// GPU test of tma::ops::gemm: both paths (TMA and ordinary loads), every operand layout, bf16 and
+// fp16 inputs, bf16 / fp16 / fp32 outputs, ragged, tiny and large shapes, alpha / beta with a
+// separate C and in place (C == D), both tile configurations, 1- and 2-CTA clusters, persistent
+// grids that wrap around many tiles.
+//
+// Per case: fresh random inputs (values +-[0.5, 1.5), never zero, rounded to the input type); the
+// whole D allocation poisoned with 0xFF bytes (a NaN in bf16, fp16 and fp32) except, in place, the
+// view itself, which holds C; an fp64 reference computed on the GPU by a plain tiled kernel from
+// the same rounded inputs (and the same C); then
+//   - every element of the view must be written (no NaN left),
+//   - the padding between n and ldd must still be poison (nothing written outside the view),
+//   - rel = ||D - ref||_F / ||ref||_F <= bound(K, D's type), where
+//       bound = u(D) + acc(K),  u = 2^-8 (bf16), 2^-11 (fp16), 0 (fp32): rounding the exact result
+//               to D's type moves each element by at most u relative (round to nearest), so the
+//               norm by at most u;
+//       acc(K) = 1e-5 * max(1, K / 1024): fp32 accumulation of K products. Round-to-nearest
+//               would give ~2^-24 sqrt(K) (2e-6 at K = 4096); tensor cores truncate their partial
+//               sums (Fasi et al., "Numerical behavior of NVIDIA tensor cores", 2021), which can
+//               grow like (K / 16) 2^-24 (1.5e-5 at K = 4096), hence the slope in K.
+//     The measured rel and its bound are printed for every case, so margins are visible.
+// One line per case, a summary, exit 0 (all passed), 1 (a failure), 77 (no usable GPU: the reason
+// is printed). --quick runs the small cases only (for compute-sanitizer); --filter S runs the
+// cases whose name contains S; --list prints the names.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tma/host/error.hpp"
+#include "tma/ops/gemm.hpp"
+
+namespace {
+
+using tma::DataType;
+using tma::ops::GemmArgs;
+using tma::ops::GemmPlan;
+using tma::ops::GemmTuning;
+using tma::ops::MatrixLayout;
+using tma::ops::Path;
+
+constexpr int kSkip = 77;
+// A launch that has not finished after this long is a hang (the slowest case, 4096^3 through the
+// ordinary path under no sanitizer, takes milliseconds; the fp64 reference about a second).
+constexpr double kHangSeconds = 120.0;
+
+#define CHECK_CUDA(call)                                                          \
+  do {                                                                            \
+    const cudaError_t e_ = (call);                                                \
+    if (e_ != cudaSuccess) {                                                      \
+      std::printf("FATAL %s:%d: %s failed: %s (%s)\n", __FILE__, __LINE__, #call, \
+                  cudaGetErrorName(e_), cudaGetErrorString(e_));                  \
+      std::fflush(stdout);                                                        \
+      std::_Exit(1);                                                              \
+    }                                                                             \
+  } while (0)
+
+// ---- device helpers --------------------------------------------------------------------------
+
+__device__ double load_as_double(const void* p, std::int64_t i, DataType t) {
+  switch (t) {
+    case DataType::kBFloat16:
+      return __bfloat162float(static_cast<const __nv_bfloat16*>(p)[i]);
+    case DataType::kFloat16:
+      return __half2float(static_cast<const __half*>(p)[i]);
+    default:
+      return static_cast<const float*>(p)[i];
+  }
+}
+
+__device__ std::uint64_t mix(std::uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xFF51AFD7ED558CCDull;
+  x ^= x >> 33;
+  x *= 0xC4CEB9FE1A85EC53ull;
+  x ^= x >> 33;
+  return x;
+}
+
+// Fills a rows x cols view (leading dimension ld, row-major storage of `rows` lines) with
+// +-[0.5, 1.5) in type t.
+__global__ void fill_kernel(void* p, std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                            DataType t, std::uint64_t seed) {
+  const std::int64_t n = rows * cols;
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::int64_t{gridDim.x} * blockDim.x) {
+    const std::int64_t r = i / cols, c = i % cols;
+    const std::uint64_t h = mix(seed ^ mix(static_cast<std::uint64_t>(i) + 0x9E3779B97F4A7C15ull));
+    const float mag = 0.5f + static_cast<float>(h >> 40) / static_cast<float>(1ull << 24);
+    const float v = (h & 1) ? -mag : mag;
+    const std::int64_t at = r * ld + c;
+    switch (t) {
+      case DataType::kBFloat16:
+        static_cast<__nv_bfloat16*>(p)[at] = __float2bfloat16(v);
+        break;
+      case DataType::kFloat16:
+        static_cast<__half*>(p)[at] = __float2half(v);
+        break;
+      default:
+        static_cast<float*>(p)[at] = v;
+        break;
+    }
+  }
+}
+
+// The fp64 reference, 16 x 16 outputs per block: ref = alpha A B + beta C, from the stored
+// (rounded) inputs. c == nullptr means beta is not applied.
+struct RefArgs {
+  const void* a;
+  const void* b;
+  const void* c;
+  DataType ab, cd;
+  bool a_row, b_row;
+  std::int64_t m, n, k, lda, ldb, ldc;
+  double alpha, beta;
+  double* ref;  // m x n, dense
+};
+
+__global__ void reference_kernel(RefArgs r) {
+  __shared__ double sa[16][17];
+  __shared__ double sb[16][17];
+  const std::int64_t row = blockIdx.y * 16 + threadIdx.y, col = blockIdx.x * 16 + threadIdx.x;
+  double sum = 0;
+  for (std::int64_t k0 = 0; k0 < r.k; k0 += 16) {
+    const std::int64_t ka = k0 + threadIdx.x, kb = k0 + threadIdx.y;
+    const std::int64_t arow = blockIdx.y * 16 + threadIdx.y, bcol = blockIdx.x * 16 + threadIdx.x;
+    sa[threadIdx.y][threadIdx.x] =
+        arow < r.m && ka < r.k
+            ? load_as_double(r.a, r.a_row ? arow * r.lda + ka : ka * r.lda + arow, r.ab)
+            : 0.0;
+    sb[threadIdx.y][threadIdx.x] =
+        kb < r.k && bcol < r.n
+            ? load_as_double(r.b, r.b_row ? kb * r.ldb + bcol : bcol * r.ldb + kb, r.ab)
+            : 0.0;
+    __syncthreads();
+    for (int kk = 0; kk < 16; ++kk)
+      sum += sa[threadIdx.y][kk] * sb[kk][threadIdx.x];
+    __syncthreads();
+  }
+  if (row < r.m && col < r.n) {
+    double v = r.alpha * sum;
+    if (r.c != nullptr) v += r.beta * load_as_double(r.c, row * r.ldc + col, r.cd);
+    r.ref[row * r.n + col] = v;
+  }
+}
+
+struct Stats {
+  double err2;                         // sum (d - ref)^2 over the view
+  double ref2;                         // sum ref^2
+  unsigned long long unwritten;        // NaN (poison) left in the view
+  unsigned long long padding_written;  // padding bytes that are no longer poison
+  unsigned long long first_bad;        // lowest flat index of a NaN in the view (or ~0)
+};
+
+__device__ bool is_poison(const void* p, std::int64_t i, DataType t) {
+  if (t == DataType::kFloat32) return static_cast<const std::uint32_t*>(p)[i] == 0xFFFFFFFFu;
+  return static_cast<const std::uint16_t*>(p)[i] == 0xFFFFu;
+}
+
+__global__ void compare_kernel(const void* d, DataType t, std::int64_t m, std::int64_t n,
+                               std::int64_t ldd, const double* ref, Stats* out) {
+  double e2 = 0, r2 = 0;
+  unsigned long long unwritten = 0, padding = 0, first = ~0ull;
+  const std::int64_t total = m * ldd;
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < total;
+       i += std::int64_t{gridDim.x} * blockDim.x) {
+    const std::int64_t row = i / ldd, col = i % ldd;
+    if (col >= n) {
+      if (!is_poison(d, i, t)) ++padding;
+      continue;
+    }
+    const double v = load_as_double(d, i, t);
+    const double w = ref[row * n + col];
+    if (isnan(v)) {
+      ++unwritten;
+      first = min(first, static_cast<unsigned long long>(row * n + col));
+      continue;
+    }
+    e2 += (v - w) * (v - w);
+    r2 += w * w;
+  }
+  atomicAdd(&out->err2, e2);
+  atomicAdd(&out->ref2, r2);
+  if (unwritten) atomicAdd(&out->unwritten, unwritten);
+  if (padding) atomicAdd(&out->padding_written, padding);
+  if (first != ~0ull) atomicMin(&out->first_bad, first);
+}
+
+// ---- host ------------------------------------------------------------------------------------
+
+enum class CMode { kNone, kSeparate, kInPlace };
+
+struct Case {
+  std::string name;
+  std::int64_t m, n, k;
+  MatrixLayout a_layout, b_layout;
+  DataType ab, out;
+  Path path;
+  float alpha = 1.0f, beta = 0.0f;
+  CMode c_mode = CMode::kNone;
+  GemmTuning tuning{};
+  int pad = 0;  // extra elements of leading dimension (multiple of 8)
+  bool quick = false;
+};
+
+const char* dtype_name(DataType t) {
+  return t == DataType::kBFloat16 ? "bf16" : t == DataType::kFloat16 ? "fp16" : "fp32";
+}
+
+double unit_roundoff(DataType t) {
+  return t == DataType::kBFloat16  ? std::ldexp(1.0, -8)
+         : t == DataType::kFloat16 ? std::ldexp(1.0, -11)
+                                   : 0.0;
+}
+
+double bound_for(const Case& c) {
+  return unit_roundoff(c.out) + 1e-5 * std::max(1.0, static_cast<double>(c.k) / 1024.0);
+}
+
+std::int64_t round_up(std::int64_t v, std::int64_t q) {
+  return (v + q - 1) / q * q;
+}
+
+struct DeviceBuffer {
+  void* p = nullptr;
+  explicit DeviceBuffer(std::size_t bytes) { CHECK_CUDA(cudaMalloc(&p, bytes < 16 ? 16 : bytes)); }
+  ~DeviceBuffer() { cudaFree(p); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+};
+
+// Waits for the device, treating a wait longer than kHangSeconds as a hang (exits: a hung kernel
+// cannot be recovered in-process).
+void synchronize_or_die(const std::string& what) {
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    const cudaError_t e = cudaStreamQuery(nullptr);
+    if (e == cudaSuccess) return;
+    if (e != cudaErrorNotReady) {
+      std::printf("FATAL %s: %s (%s); the CUDA context is lost, stopping\n", what.c_str(),
+                  cudaGetErrorName(e), cudaGetErrorString(e));
+      std::fflush(stdout);
+      std::_Exit(1);
+    }
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (s > kHangSeconds) {
+      std::printf(
+          "FATAL %s: still running after %.0f s: the kernel hangs (a pipeline barrier that "
+          "never completes?); stopping\n",
+          what.c_str(), s);
+      std::fflush(stdout);
+      std::_Exit(1);
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+}
+
+unsigned blocks_for(std::int64_t n) {
+  return static_cast<unsigned>(std::min<std::int64_t>((n + 255) / 256, 4096));
+}
+
+// Runs one case; prints its line; returns true when it passed.
+bool run_case(const Case& c, std::uint64_t seed) {
+  const int ab = 2, cd = c.out == DataType::kFloat32 ? 4 : 2;
+  const bool a_row = c.a_layout == MatrixLayout::kRowMajor;
+  const bool b_row = c.b_layout == MatrixLayout::kRowMajor;
+  const std::int64_t lda = round_up(a_row ? c.k : c.m, 8) + c.pad;
+  const std::int64_t ldb = round_up(b_row ? c.n : c.k, 8) + c.pad;
+  const std::int64_t ldd = round_up(c.n, 16 / cd) + c.pad;
+  const std::int64_t ldc = ldd;
+  const std::int64_t a_lines = a_row ? c.m : c.k, a_cols = a_row ? c.k : c.m;
+  const std::int64_t b_lines = b_row ? c.k : c.n, b_cols = b_row ? c.n : c.k;
+
+  DeviceBuffer a(static_cast<std::size_t>(a_lines * lda * ab));
+  DeviceBuffer b(static_cast<std::size_t>(b_lines * ldb * ab));
+  DeviceBuffer d(static_cast<std::size_t>(c.m * ldd * cd));
+  DeviceBuffer sep(c.c_mode == CMode::kSeparate ? static_cast<std::size_t>(c.m * ldc * cd) : 16);
+  DeviceBuffer ref(static_cast<std::size_t>(c.m * c.n) * sizeof(double));
+  DeviceBuffer stats(sizeof(Stats));
+
+  fill_kernel<<<blocks_for(a_lines * a_cols), 256>>>(a.p, a_lines, a_cols, lda, c.ab, seed * 3 + 1);
+  fill_kernel<<<blocks_for(b_lines * b_cols), 256>>>(b.p, b_lines, b_cols, ldb, c.ab, seed * 3 + 2);
+  CHECK_CUDA(cudaMemset(d.p, 0xFF, static_cast<std::size_t>(c.m * ldd * cd)));
+  const void* c_ptr = nullptr;
+  if (c.c_mode == CMode::kSeparate) {
+    CHECK_CUDA(cudaMemset(sep.p, 0xFF, static_cast<std::size_t>(c.m * ldc * cd)));
+    fill_kernel<<<blocks_for(c.m * c.n), 256>>>(sep.p, c.m, c.n, ldc, c.out, seed * 3 + 3);
+    c_ptr = sep.p;
+  } else if (c.c_mode == CMode::kInPlace) {
+    fill_kernel<<<blocks_for(c.m * c.n), 256>>>(d.p, c.m, c.n, ldd, c.out, seed * 3 + 3);
+    c_ptr = d.p;
+  }
+  CHECK_CUDA(cudaGetLastError());
+
+  RefArgs r{a.p,
+            b.p,
+            c_ptr,
+            c.ab,
+            c.out,
+            a_row,
+            b_row,
+            c.m,
+            c.n,
+            c.k,
+            lda,
+            ldb,
+            ldc,
+            static_cast<double>(c.alpha),
+            static_cast<double>(c.beta),
+            static_cast<double*>(ref.p)};
+  const dim3 grid(static_cast<unsigned>((c.n + 15) / 16), static_cast<unsigned>((c.m + 15) / 16));
+  reference_kernel<<<grid, dim3(16, 16)>>>(r);
+  CHECK_CUDA(cudaGetLastError());
+  synchronize_or_die(c.name + ": reference");
+
+  GemmArgs g;
+  g.m = c.m;
+  g.n = c.n;
+  g.k = c.k;
+  g.a = a.p;
+  g.a_dtype = c.ab;
+  g.a_layout = c.a_layout;
+  g.lda = lda;
+  g.b = b.p;
+  g.b_dtype = c.ab;
+  g.b_layout = c.b_layout;
+  g.ldb = ldb;
+  g.c = c_ptr;
+  g.c_dtype = c.out;
+  g.ldc = ldc;
+  g.d = d.p;
+  g.d_dtype = c.out;
+  g.ldd = ldd;
+  g.alpha = c.alpha;
+  g.beta = c.beta;
+  GemmPlan plan{};
+  try {
+    tma::ops::gemm_tuned(g, nullptr, c.path, c.tuning, &plan);
+  } catch (const tma::Error& e) {
+    std::printf("FAIL %-44s threw tma::Error: %s\n", c.name.c_str(), e.what());
+    return false;
+  }
+  synchronize_or_die(c.name + ": gemm");
+
+  Stats zero{0, 0, 0, 0, ~0ull};
+  CHECK_CUDA(cudaMemcpy(stats.p, &zero, sizeof zero, cudaMemcpyHostToDevice));
+  compare_kernel<<<blocks_for(c.m * ldd), 256>>>(
+      d.p, c.out, c.m, c.n, ldd, static_cast<const double*>(ref.p), static_cast<Stats*>(stats.p));
+  CHECK_CUDA(cudaGetLastError());
+  synchronize_or_die(c.name + ": compare");
+  Stats s{};
+  CHECK_CUDA(cudaMemcpy(&s, stats.p, sizeof s, cudaMemcpyDeviceToHost));
+
+  const double rel = s.ref2 > 0 ? std::sqrt(s.err2 / s.ref2) : std::sqrt(s.err2);
+  const double bound = bound_for(c);
+  const bool ok = s.unwritten == 0 && s.padding_written == 0 && rel <= bound && std::isfinite(rel);
+  std::printf("%s %-44s rel %.2e (bound %.1e)  config %d cluster %d ctas %d", ok ? "PASS" : "FAIL",
+              c.name.c_str(), rel, bound, plan.config, plan.cluster_m, plan.ctas);
+  if (s.unwritten)
+    std::printf("  UNWRITTEN %llu elements (first at row %lld col %lld)", s.unwritten,
+                static_cast<long long>(s.first_bad / static_cast<unsigned long long>(c.n)),
+                static_cast<long long>(s.first_bad % static_cast<unsigned long long>(c.n)));
+  if (s.padding_written) std::printf("  WROTE %llu padding elements", s.padding_written);
+  std::printf("\n");
+  std::fflush(stdout);
+  return ok;
+}
+
+std::string layout_code(MatrixLayout a, MatrixLayout b) {
+  std::string s;
+  s += a == MatrixLayout::kRowMajor ? 'r' : 'c';
+  s += b == MatrixLayout::kRowMajor ? 'r' : 'c';
+  return s;
+}
+
+std::vector<Case> all_cases() {
+  std::vector<Case> cases;
+  const MatrixLayout kLayouts[] = {MatrixLayout::kRowMajor, MatrixLayout::kColMajor};
+  const DataType kIn[] = {DataType::kBFloat16, DataType::kFloat16};
+  const DataType kOut[] = {DataType::kBFloat16, DataType::kFloat16, DataType::kFloat32};
+  const Path kPaths[] = {Path::kTma, Path::kOrdinary};
+  auto path_name = [](Path p) { return p == Path::kTma ? "tma" : "ord"; };
+  auto add = [&](Case c, const std::string& family) {
+    c.name = family + "/" + path_name(c.path) + "/" + dtype_name(c.ab) + "->" + dtype_name(c.out) +
+             "/" + layout_code(c.a_layout, c.b_layout) + "/" + std::to_string(c.m) + "x" +
+             std::to_string(c.n) + "x" + std::to_string(c.k);
+    cases.push_back(c);
+  };
+
+  // Every layout x input type x output type x path on a ragged shape (no extent a multiple of
+  // any tile size) with padded leading dimensions, and again at a smaller ragged shape (the
+  // bf16 -> bf16 and fp16 -> fp32 ones of those also under --quick).
+  for (Path p : kPaths)
+    for (DataType in : kIn)
+      for (DataType out : kOut)
+        for (MatrixLayout al : kLayouts)
+          for (MatrixLayout bl : kLayouts) {
+            Case c{};
+            c.m = 1000, c.n = 777, c.k = 1111;
+            c.a_layout = al, c.b_layout = bl, c.ab = in, c.out = out, c.path = p, c.pad = 8;
+            add(c, "ragged");
+            c.m = 200, c.n = 136, c.k = 100, c.pad = 0;
+            c.quick = (in == DataType::kBFloat16 && out == DataType::kBFloat16) ||
+                      (in == DataType::kFloat16 && out == DataType::kFloat32);
+            add(c, "small");
+          }
+  // Tiny: a single row / column, K below one k-block, K = 1.
+  const std::int64_t kTiny[][3] = {{1, 8, 8}, {1, 8, 16}, {3, 8, 24}, {1, 1, 1}, {5, 3, 7}};
+  for (const auto& t : kTiny)
+    for (Path p : kPaths)
+      for (MatrixLayout al : kLayouts)
+        for (MatrixLayout bl : kLayouts)
+          for (DataType out : {DataType::kBFloat16, DataType::kFloat32}) {
+            Case c{};
+            c.m = t[0], c.n = t[1], c.k = t[2];
+            c.a_layout = al, c.b_layout = bl, c.ab = DataType::kBFloat16, c.out = out, c.path = p;
+            c.quick = out == DataType::kBFloat16 && (t[1] != 8 || t[2] == 8);
+            add(c, "tiny");
+          }
+  // alpha / beta: C separate and C == D (in place), every output type, both paths.
+  for (Path p : kPaths)
+    for (DataType out : kOut)
+      for (CMode mode : {CMode::kSeparate, CMode::kInPlace})
+        for (int quick = 0; quick < 2; ++quick) {
+          Case c{};
+          c.m = quick ? 190 : 1000, c.n = quick ? 264 : 777, c.k = quick ? 72 : 1111;
+          c.a_layout = quick ? MatrixLayout::kColMajor : MatrixLayout::kRowMajor;
+          c.b_layout = MatrixLayout::kRowMajor;
+          c.ab = DataType::kFloat16, c.out = out, c.path = p;
+          c.alpha = 1.25f, c.beta = -0.75f, c.c_mode = mode, c.quick = quick == 1;
+          add(c, mode == CMode::kInPlace ? "beta-inplace" : "beta");
+        }
+  // K at and around one k-block; exact multiples of every tile.
+  for (std::int64_t k : {40, 64, 65, 128})
+    for (Path p : kPaths) {
+      Case c{};
+      c.m = 256, c.n = 512, c.k = k;
+      c.a_layout = MatrixLayout::kRowMajor, c.b_layout = MatrixLayout::kColMajor;
+      c.ab = DataType::kBFloat16, c.out = DataType::kBFloat16, c.path = p;
+      c.quick = k == 40 || k == 65;
+      add(c, "kblock");
+    }
+  // Each configuration explicitly, clusters of 1 and 2 (9 tile rows: the last cluster's second
+  // CTA has no rows), grids capped to 2 or 3 CTAs so each CTA walks many tiles (the pipeline's
+  // phases wrap many times), raster groups of 1 and 3.
+  for (int config = 0; config < tma::ops::kNumGemmConfigs; ++config)
+    for (int cluster : {1, 2})
+      for (int cap : {0, 2, 3})
+        for (int group : {0, 1, 3}) {
+          if (cap != 0 && group != 0) continue;
+          Case c{};
+          c.m = 1147, c.n = 600, c.k = 200;
+          c.a_layout = MatrixLayout::kRowMajor, c.b_layout = MatrixLayout::kRowMajor;
+          c.ab = DataType::kBFloat16, c.out = DataType::kFloat32, c.path = Path::kTma;
+          c.tuning.config = config, c.tuning.cluster_m = cluster, c.tuning.max_ctas = cap;
+          c.tuning.raster_group = group;
+          c.quick = cap == 3;
+          add(c, "sched/cfg" + std::to_string(config) + "-cl" + std::to_string(cluster) + "-cap" +
+                     std::to_string(cap) + "-g" + std::to_string(group));
+        }
+  for (int config = 0; config < tma::ops::kNumGemmConfigs; ++config) {
+    Case c{};
+    c.m = 1147, c.n = 600, c.k = 200;
+    c.a_layout = MatrixLayout::kColMajor, c.b_layout = MatrixLayout::kColMajor;
+    c.ab = DataType::kBFloat16, c.out = DataType::kBFloat16, c.path = Path::kOrdinary;
+    c.tuning.config = config, c.tuning.max_ctas = 3;
+    add(c, "sched/ord-cfg" + std::to_string(config) + "-cap3");
+  }
+  // Large: 2048^3 with each configuration and 4096^3, both paths, both outputs.
+  for (Path p : kPaths)
+    for (int config = 0; config < tma::ops::kNumGemmConfigs; ++config) {
+      Case c{};
+      c.m = c.n = c.k = 2048;
+      c.a_layout = MatrixLayout::kRowMajor, c.b_layout = MatrixLayout::kRowMajor;
+      c.ab = DataType::kBFloat16, c.out = DataType::kBFloat16, c.path = p;
+      c.tuning.config = config;
+      add(c, "large/cfg" + std::to_string(config));
+    }
+  for (Path p : kPaths)
+    for (DataType out : {DataType::kBFloat16, DataType::kFloat32})
+      for (MatrixLayout al : kLayouts) {
+        Case c{};
+        c.m = c.n = c.k = 4096;
+        c.a_layout = al, c.b_layout = al == MatrixLayout::kRowMajor ? MatrixLayout::kColMajor
+                                                                    : MatrixLayout::kRowMajor;
+        c.ab = DataType::kBFloat16, c.out = out, c.path = p;
+        add(c, "large");
+      }
+  return cases;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool quick = false, list = false;
+  std::string filter;
+  std::uint64_t seed =
+      static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--quick") {
+      quick = true;
+    } else if (a == "--list") {
+      list = true;
+    } else if (a == "--filter" && i + 1 < argc) {
+      filter = argv[++i];
+    } else if (a == "--seed" && i + 1 < argc) {
+      seed = std::strtoull(argv[++i], nullptr, 10);
+    } else {
+      std::fprintf(stderr, "usage: %s [--quick] [--list] [--filter SUBSTRING] [--seed N]\n",
+                   argv[0]);
+      return 2;
+    }
+  }
+  std::vector<Case> cases;
+  for (const Case& c : all_cases())
+    if ((!quick || c.quick) && (filter.empty() || c.name.find(filter) != std::string::npos))
+      cases.push_back(c);
+  if (list) {
+    for (const Case& c : cases)
+      std::printf("%s\n", c.name.c_str());
+    return 0;
+  }
+
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    std::printf("SKIP gpu_gemm: no CUDA device (cudaGetDeviceCount: %s)\n",
+                cudaGetErrorString(cudaGetLastError()));
+    return kSkip;
+  }
+  cudaDeviceProp prop{};
+  CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+  if (prop.major != 9 || prop.minor != 0) {
+    std::printf(
+        "SKIP gpu_gemm: device 0 (%s) has compute capability %d.%d; the GEMM kernels are "
+        "built for sm_90a (H100 / H200)\n",
+        prop.name, prop.major, prop.minor);
+    return kSkip;
+  }
+  std::printf("gpu_gemm: %s, %d SMs; seed %" PRIu64 "; %zu cases%s\n", prop.name,
+              prop.multiProcessorCount, seed, cases.size(), quick ? " (--quick)" : "");
+  int failures = 0, index = 0;
+  for (const Case& c : cases) {
+    if (!run_case(c, seed + static_cast<std::uint64_t>(index++) * 7919)) ++failures;
+  }
+  std::printf("gpu_gemm: %d of %zu cases passed, %d failed (seed %" PRIu64 ")\n",
+              static_cast<int>(cases.size()) - failures, cases.size(), failures, seed);
+  return failures == 0 ? 0 : 1;
+}

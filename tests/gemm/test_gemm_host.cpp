@@ -1,0 +1,453 @@
+// CPU tests of the GEMM's layout arithmetic and argument checks (no GPU needed):
+//  - what TMA writes (the reference model's load_box, SWIZZLE_128B, 64 x 64 boxes) is what the
+//    wgmma descriptors of SwizzledTile128 read, element for element (the PTX ISA's canonical
+//    layouts, wgmma_smem_address_128b), for K-major and MN-major operands and every K step;
+//  - the epilogue's staging (accumulator fragment -> swizzled chunk buffer -> TMA store, the
+//    model's store_box) puts every accumulator at its (row, column) of D, once;
+//  - the TMA path's D map (dims[0] = tma_store_columns(n)) makes the model's stores, which write
+//    whole 16-byte chunks as the hardware does, end inside D's view, and leaves the edge kernel
+//    fewer columns than one chunk;
+//  - tma::ops::gemm rejects bad arguments with a tma::Error naming the argument, the value and
+//    the fix, before touching the GPU.
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gemm_config.hpp"  // src/ops: tma_store_columns
+#include "tma/device/wgmma_desc.hpp"
+#include "tma/host/error.hpp"
+#include "tma/model/load.hpp"
+#include "tma/model/store.hpp"
+#include "tma/ops/gemm.hpp"
+
+namespace tma {
+namespace {
+
+// A row-major matrix of distinct 16-bit values (the element's index), as TMA's global memory.
+std::vector<std::byte> numbered(int rows, int cols) {
+  std::vector<std::byte> g(static_cast<std::size_t>(rows) * cols * 2);
+  for (int i = 0; i < rows * cols; ++i) {
+    const auto v = static_cast<std::uint16_t>(i & 0xFFFF);
+    g[2 * static_cast<std::size_t>(i)] = static_cast<std::byte>(v & 0xFF);
+    g[2 * static_cast<std::size_t>(i) + 1] = static_cast<std::byte>(v >> 8);
+  }
+  return g;
+}
+
+std::uint16_t at16(const std::vector<std::byte>& b, std::size_t offset) {
+  return static_cast<std::uint16_t>(std::to_integer<unsigned>(b[offset]) |
+                                    (std::to_integer<unsigned>(b[offset + 1]) << 8));
+}
+
+// The operand map as gemm.cu builds it (operand_spec): innermost dim = K (K-major) or MN.
+TensorMapSpec operand_map(MatrixMajor major, int mn, int k, const void* base) {
+  TensorMapSpec s;
+  s.dtype = DataType::kBFloat16;
+  s.rank = 2;
+  s.address = base;
+  const int inner = major == MatrixMajor::kK ? k : mn;
+  const int outer = major == MatrixMajor::kK ? mn : k;
+  s.dims_inner_first = {static_cast<std::uint64_t>(inner), static_cast<std::uint64_t>(outer), 0, 0,
+                        0};
+  s.strides_bytes_inner_first = {0, static_cast<std::uint64_t>(inner) * 2, 0, 0, 0};
+  s.box_inner_first = {64, 64, 0, 0, 0};
+  s.swizzle = Swizzle::k128B;
+  return s;
+}
+
+// Loads a tile of `atoms` atoms at (mn0, k0) of an mn_total x k_total operand the way the
+// producer does, then reads it back through the descriptors of every K step.
+void check_operand(MatrixMajor major, int atoms, int mn_total, int k_total, int mn0, int k0) {
+  SCOPED_TRACE(testing::Message() << (major == MatrixMajor::kK ? "K-major" : "MN-major")
+                                  << " atoms=" << atoms << " tile at mn0=" << mn0 << " k0=" << k0);
+  // Global memory: element (mn, k) at outer * inner_extent + inner.
+  const int inner_extent = major == MatrixMajor::kK ? k_total : mn_total;
+  const int outer_extent = major == MatrixMajor::kK ? mn_total : k_total;
+  const std::vector<std::byte> global = numbered(outer_extent, inner_extent);
+  const TensorMapSpec spec = operand_map(major, mn_total, k_total, global.data());
+  ASSERT_EQ(model::smem_bytes(spec), std::size_t{8192});
+  std::vector<std::byte> smem(static_cast<std::size_t>(atoms) * 8192, std::byte{0});
+  for (int j = 0; j < atoms; ++j) {
+    const std::int32_t c[2] = {major == MatrixMajor::kK ? k0 : mn0 + 64 * j,
+                               major == MatrixMajor::kK ? mn0 + 64 * j : k0};
+    model::load_box(spec, global, c,
+                    std::span(smem).subspan(static_cast<std::size_t>(j) * 8192, 8192));
+  }
+  // The tile sits at shared address 0x4000 (1024-aligned, as the kernel's stages are).
+  constexpr std::uint32_t kTile = 0x4000;
+  int checked = 0;
+  for (int kk = 0; kk < 4; ++kk) {
+    const std::uint64_t desc = major == MatrixMajor::kK
+                                   ? SwizzledTile128<MatrixMajor::kK>::descriptor(kTile, kk)
+                                   : SwizzledTile128<MatrixMajor::kMN>::descriptor(kTile, kk);
+    const MatrixDescriptorFields f = decode_matrix_descriptor(desc);
+    ASSERT_EQ(f.swizzle, 1u) << "128B swizzle is encoded as 1";
+    ASSERT_EQ(f.base_offset, 0u);
+    ASSERT_EQ(f.sbo, 1024u);
+    for (int mn = 0; mn < 64 * atoms; ++mn) {
+      for (int k = 0; k < 16; ++k) {
+        const std::uint32_t addr = wgmma_smem_address_128b(desc, major, mn, k);
+        ASSERT_GE(addr, kTile);
+        ASSERT_LT(addr + 2, kTile + smem.size() + 1);
+        const int gmn = mn0 + mn, gk = k0 + 16 * kk + k;
+        const std::uint16_t want =
+            gmn < mn_total && gk < k_total
+                ? static_cast<std::uint16_t>(
+                      ((major == MatrixMajor::kK ? gmn * inner_extent + gk
+                                                 : gk * inner_extent + gmn)) &
+                      0xFFFF)
+                : 0;  // TMA's zero fill outside the matrix
+        ASSERT_EQ(at16(smem, addr - kTile), want)
+            << "K step " << kk << ", element (mn " << mn << ", k " << k << ")";
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 4 * 64 * atoms * 16);
+}
+
+TEST(GemmLayout, KMajorOperandMatchesTma) {
+  check_operand(MatrixMajor::kK, 2, 256, 192, 64, 64);  // A: 2 atoms
+  check_operand(MatrixMajor::kK, 4, 512, 128, 256, 0);  // B, block_n 256: 4 atoms
+}
+
+TEST(GemmLayout, MnMajorOperandMatchesTma) {
+  check_operand(MatrixMajor::kMN, 2, 256, 192, 128, 64);
+  check_operand(MatrixMajor::kMN, 4, 512, 128, 0, 64);
+}
+
+TEST(GemmLayout, PartialTilesAreZeroFilled) {
+  // Ragged edges in both dimensions: the descriptors read TMA's zeros past the matrix.
+  check_operand(MatrixMajor::kK, 2, 100, 72, 64, 64);
+  check_operand(MatrixMajor::kMN, 2, 100, 72, 64, 64);
+  check_operand(MatrixMajor::kMN, 4, 200, 40, 128, 0);
+}
+
+TEST(GemmLayout, DescriptorFields) {
+  const std::uint64_t d = matrix_descriptor(0x12340, 8192, 1024, Swizzle::k128B);
+  EXPECT_EQ(d & 0x3FFF, 0x1234u);
+  EXPECT_EQ((d >> 16) & 0x3FFF, 8192u >> 4);
+  EXPECT_EQ((d >> 32) & 0x3FFF, 1024u >> 4);
+  EXPECT_EQ((d >> 49) & 7, 0u);
+  EXPECT_EQ(d >> 62, 1u);
+  EXPECT_EQ(descriptor_swizzle(Swizzle::k64B), 2u);
+  EXPECT_EQ(descriptor_swizzle(Swizzle::k32B), 3u);
+  EXPECT_EQ(descriptor_swizzle(Swizzle::kNone), 0u);
+  // K-major: LBO unused, encoded as 1 ("assumed 1"); MN-major: one atom between MN blocks.
+  EXPECT_EQ(decode_matrix_descriptor(SwizzledTile128<MatrixMajor::kK>::descriptor(0, 0)).lbo, 16u);
+  EXPECT_EQ(decode_matrix_descriptor(SwizzledTile128<MatrixMajor::kMN>::descriptor(0, 0)).lbo,
+            8192u);
+  // K steps: 32 B along the row (K-major), 16 rows of 128 B (MN-major).
+  EXPECT_EQ(decode_matrix_descriptor(SwizzledTile128<MatrixMajor::kK>::descriptor(0x8000, 3)).start,
+            0x8000u + 96);
+  EXPECT_EQ(
+      decode_matrix_descriptor(SwizzledTile128<MatrixMajor::kMN>::descriptor(0x8000, 3)).start,
+      0x8000u + 3 * 2048);
+}
+
+// The D fragment of wgmma m64nNk16 as transcribed here from the PTX ISA figure ("WGMMA
+// .m64nNk16 register fragment layout for accumulator matrix D"), independently of
+// accumulator_coord, which the epilogue uses.
+struct Coord {
+  int row, col;
+};
+Coord fragment(int t, int r) {
+  const int warp = t / 32, lane = t % 32;
+  return {16 * warp + 8 * ((r / 2) % 2) + lane / 4, 8 * (r / 4) + 2 * (lane % 4) + r % 2};
+}
+
+TEST(GemmLayout, AccumulatorCoordIsThePtxFragmentLayout) {
+  for (int t = 0; t < 128; ++t)
+    for (int r = 0; r < 128; ++r) {
+      const FragmentCoord a = accumulator_coord(t, r);
+      const Coord b = fragment(t, r);
+      ASSERT_EQ(a.row, b.row) << t << " " << r;
+      ASSERT_EQ(a.col, b.col) << t << " " << r;
+    }
+}
+
+// The epilogue writes accumulator pair (r, r + 1) of chunk q at swizzled offset
+// row * 128 + col_in_chunk * esize of its buffer; the chunk goes out with a TMA store of box
+// {128 / esize, 64} at (col0 + q * cols, row0). Check with the model that every accumulator lands
+// at its (row, column) of D and every element of the 64 x N tile is written exactly once.
+void check_epilogue(int esize, int block_n) {
+  SCOPED_TRACE(testing::Message() << "element size " << esize << " block_n " << block_n);
+  const int cols = 128 / esize, chunks = block_n / cols, groups = cols / 8;
+  const int n_total = block_n, m_total = 64;
+  // Global D: row-major 64 x block_n, elements of esize bytes holding a tag (t * 256 + r + 1).
+  std::vector<std::byte> global(static_cast<std::size_t>(m_total) * n_total * esize, std::byte{0});
+  TensorMapSpec spec;
+  spec.dtype = esize == 4 ? DataType::kFloat32 : DataType::kBFloat16;
+  spec.rank = 2;
+  spec.address = global.data();
+  spec.dims_inner_first = {static_cast<std::uint64_t>(n_total), 64, 0, 0, 0};
+  spec.strides_bytes_inner_first = {0, static_cast<std::uint64_t>(n_total) * esize, 0, 0, 0};
+  spec.box_inner_first = {static_cast<std::uint32_t>(cols), 64, 0, 0, 0};
+  spec.swizzle = Swizzle::k128B;
+  auto tag_of = [](int t, int r) { return static_cast<std::uint32_t>(t * 256 + r + 1); };
+  for (int q = 0; q < chunks; ++q) {
+    std::vector<std::byte> buf(8192, std::byte{0});
+    std::set<std::uint32_t> offsets;
+    for (int t = 0; t < 128; ++t) {
+      for (int g = 0; g < groups; ++g) {
+        for (int i = 0; i < 2; ++i) {
+          const int reg = 4 * (q * groups + g) + 2 * i;
+          const FragmentCoord f = accumulator_coord(t, reg);  // as the epilogue does
+          const int row = f.row, col = f.col - q * cols;
+          const std::uint32_t off =
+              swizzle_offset(Swizzle::k128B, static_cast<std::uint32_t>(row * 128 + col * esize));
+          for (int c = 0; c < 2; ++c) {
+            const std::uint32_t o = off + static_cast<std::uint32_t>(c * esize);
+            ASSERT_TRUE(offsets.insert(o).second) << "two accumulators share byte " << o;
+            const std::uint32_t tag = tag_of(t, reg + c);
+            for (int b = 0; b < esize; ++b)
+              buf[o + static_cast<std::uint32_t>(b)] =
+                  static_cast<std::byte>((tag >> (8 * b)) & 0xFF);
+          }
+        }
+      }
+    }
+    ASSERT_EQ(offsets.size(), std::size_t{8192} / static_cast<std::size_t>(esize))
+        << "the chunk's buffer is not covered exactly once";
+    const std::int32_t c[2] = {q * cols, 0};
+    model::store_box(spec, buf, c, global);
+  }
+  // Every accumulator is at its fragment coordinate (16-bit tags are truncated consistently).
+  for (int t = 0; t < 128; ++t) {
+    for (int r = 0; r < block_n / 2; ++r) {
+      const Coord at = fragment(t, r);
+      const std::size_t off = (static_cast<std::size_t>(at.row) * n_total + at.col) * esize;
+      std::uint32_t got = 0;
+      for (int b = 0; b < esize; ++b)
+        got |= std::to_integer<std::uint32_t>(global[off + static_cast<std::size_t>(b)]) << (8 * b);
+      const std::uint32_t want = esize == 4 ? tag_of(t, r) : tag_of(t, r) & 0xFFFF;
+      ASSERT_EQ(got, want) << "thread " << t << " register " << r << " -> (" << at.row << ", "
+                           << at.col << ")";
+    }
+  }
+}
+
+TEST(GemmLayout, EpilogueStagingPutsEveryAccumulatorInPlace) {
+  check_epilogue(2, 256);
+  check_epilogue(4, 256);
+  check_epilogue(2, 128);
+  check_epilogue(4, 128);
+}
+
+// ---- D's edge: TMA stores write whole 16-byte chunks ----------------------------------------
+
+// D (m rows of ld elements of esize bytes, poisoned with 0xAB) after the TMA path's epilogue stores
+// (model::store_box, which writes a row's whole last 16 B chunk as the hardware does) of every
+// chunk {128 B, 64 rows} of every 128 x 128 tile, through a D map whose dims[0] is dim0.
+std::vector<std::byte> store_every_chunk(int esize, int m, int ld, std::int64_t dim0) {
+  std::vector<std::byte> global(static_cast<std::size_t>(m) * ld * esize, std::byte{0xAB});
+  TensorMapSpec spec;
+  spec.dtype = esize == 4 ? DataType::kFloat32 : DataType::kBFloat16;
+  spec.rank = 2;
+  spec.address = global.data();
+  spec.dims_inner_first = {static_cast<std::uint64_t>(dim0), static_cast<std::uint64_t>(m), 0, 0,
+                           0};
+  spec.strides_bytes_inner_first = {0, static_cast<std::uint64_t>(ld) * esize, 0, 0, 0};
+  spec.box_inner_first = {static_cast<std::uint32_t>(128 / esize), 64, 0, 0, 0};
+  spec.swizzle = Swizzle::k128B;
+  const std::vector<std::byte> buf(8192, std::byte{0x11});
+  const std::int64_t tiles_n = (dim0 + 127) / 128, cols = 128 / esize;
+  for (int row0 = 0; row0 < m; row0 += 64)
+    for (std::int64_t col0 = 0; col0 < tiles_n * 128; col0 += cols) {
+      const std::int32_t c[2] = {static_cast<std::int32_t>(col0), row0};
+      model::store_box(spec, buf, c, global);
+    }
+  return global;
+}
+
+// Bytes of D at columns >= `from` that are no longer poison.
+int written_from(const std::vector<std::byte>& global, int esize, int m, int ld, int from) {
+  int written = 0;
+  for (int r = 0; r < m; ++r)
+    for (int b = from * esize; b < ld * esize; ++b)
+      written += global[static_cast<std::size_t>(r) * ld * esize + b] != std::byte{0xAB};
+  return written;
+}
+
+TEST(GemmEdge, TmaStoresStayInsideTheViewAndLeaveLessThanAChunk) {
+  for (int esize : {2, 4}) {
+    const int per_chunk = 16 / esize;
+    for (int n = 1; n <= 300; ++n) {
+      SCOPED_TRACE(testing::Message() << "element size " << esize << " n " << n);
+      const std::int64_t n_tma = ops::detail::gemm::tma_store_columns(n, esize);
+      EXPECT_EQ(n_tma * esize % 16, 0);
+      EXPECT_LE(n_tma, n);
+      EXPECT_LT(n - n_tma, per_chunk);
+      EXPECT_LE(n - n_tma, ops::detail::gemm::kMaxEdgeColumns);
+      if (n_tma == 0 || n % 37 != 0) continue;  // the model runs below: a sample of n
+      // ld as tight as the argument checks allow (a multiple of 16 B): the padding is the rest of
+      // the last chunk, exactly what a D map with dims[0] = n overwrites.
+      const int m = 70, ld = (n + per_chunk - 1) / per_chunk * per_chunk;
+      const auto ours = store_every_chunk(esize, m, ld, n_tma);
+      EXPECT_EQ(written_from(ours, esize, m, ld, static_cast<int>(n_tma)), 0)
+          << "the TMA path's stores wrote past column " << n_tma;
+      EXPECT_EQ(written_from(ours, esize, m, ld, 0), m * static_cast<int>(n_tma) * esize)
+          << "the TMA path's stores did not write every column below " << n_tma;
+      // Why: a map with dims[0] = n writes the whole last chunk of each row, padding included.
+      const auto naive = store_every_chunk(esize, m, ld, n);
+      EXPECT_EQ(written_from(naive, esize, m, ld, n), m * (ld - n) * esize);
+    }
+  }
+}
+
+// ---- argument checks ------------------------------------------------------------------------
+
+void* at(std::uintptr_t a) {
+  return reinterpret_cast<void*>(a);
+}
+
+std::string error_of(auto&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// A valid 128 x 256 x 64 bf16 problem at fake, far-apart addresses.
+ops::GemmArgs valid_args() {
+  ops::GemmArgs g;
+  g.m = 128;
+  g.n = 256;
+  g.k = 64;
+  g.a = at(0x1000000);
+  g.lda = 64;
+  g.b = at(0x2000000);
+  g.ldb = 256;
+  g.d = at(0x3000000);
+  g.ldd = 256;
+  return g;
+}
+
+TEST(GemmArgs, RejectsZeroExtent) {
+  auto g = valid_args();
+  g.k = 0;
+  EXPECT_EQ(error_of([&] { ops::gemm(g); }),
+            "tma::ops::gemm: k = 0 is not >= 1: every GEMM extent must be >= 1; skip the call for "
+            "an empty product");
+}
+
+TEST(GemmArgs, RejectsFloat32Inputs) {
+  auto g = valid_args();
+  g.a_dtype = DataType::kFloat32;
+  g.b_dtype = DataType::kFloat32;
+  EXPECT_EQ(error_of([&] { ops::gemm(g); }),
+            "tma::ops::gemm: a_dtype = float32 is not supported: A and B must be bfloat16 or "
+            "float16 (wgmma's 16-bit inputs with fp32 accumulation); convert A first");
+}
+
+TEST(GemmArgs, RejectsMixedInputTypes) {
+  auto g = valid_args();
+  g.b_dtype = DataType::kFloat16;
+  EXPECT_EQ(error_of([&] { ops::gemm(g); }),
+            "tma::ops::gemm: b_dtype = float16 but a_dtype = bfloat16: A and B must have the same "
+            "type; convert one of them");
+}
+
+TEST(GemmArgs, RejectsUnsupportedOutput) {
+  auto g = valid_args();
+  g.d_dtype = DataType::kUInt8;
+  EXPECT_EQ(error_of([&] { ops::gemm(g); }),
+            "tma::ops::gemm: d_dtype = uint8 is not supported: D must be bfloat16, float16 or "
+            "float32");
+}
+
+TEST(GemmArgs, RejectsMisalignedPointer) {
+  auto g = valid_args();
+  g.b = at(0x2000008);
+  EXPECT_EQ(error_of([&] { ops::gemm(g); }),
+            "tma::ops::gemm: b = 0x2000008 is not 16-byte aligned (TMA's rule for the global "
+            "address): use an aligned allocation or offset");
+}
+
+TEST(GemmArgs, RejectsLeadingDimensionNotMultipleOf16Bytes) {
+  auto g = valid_args();
+  g.k = 1001;
+  g.lda = 1001;
+  EXPECT_EQ(error_of([&] { ops::gemm(g); }),
+            "tma::ops::gemm: lda = 1001 elements x 2 B = 2002 B is not a multiple of 16 B (TMA's "
+            "rule for row strides): pad the leading dimension to a multiple of 8 elements, e.g. "
+            "1008");
+}
+
+TEST(GemmArgs, RejectsTooSmallLeadingDimension) {
+  auto g = valid_args();
+  g.a_layout = ops::MatrixLayout::kColMajor;  // column-major A needs lda >= m = 128
+  EXPECT_EQ(error_of([&] { ops::gemm(g); }),
+            "tma::ops::gemm: lda = 64 is smaller than m = 128 (A is column-major m x k): lda must "
+            "be >= 128");
+}
+
+TEST(GemmArgs, RejectsFloat32OutputPitch) {
+  auto g = valid_args();
+  g.n = 250;
+  g.ldd = 250;
+  g.d_dtype = DataType::kFloat32;
+  EXPECT_EQ(error_of([&] { ops::gemm(g); }),
+            "tma::ops::gemm: ldd = 250 elements x 4 B = 1000 B is not a multiple of 16 B (TMA's "
+            "rule for row strides): pad the leading dimension to a multiple of 4 elements, e.g. "
+            "252");
+}
+
+TEST(GemmArgs, RejectsOutputAliasingInput) {
+  auto g = valid_args();
+  g.d = at(0x1000000 + 64);  // inside A
+  const std::string e = error_of([&] { ops::gemm(g); });
+  EXPECT_NE(e.find("overlaps a ["), std::string::npos) << e;
+  EXPECT_NE(e.find("D must not alias A"), std::string::npos) << e;
+}
+
+TEST(GemmArgs, RejectsMissingC) {
+  auto g = valid_args();
+  g.beta = 0.5f;
+  EXPECT_EQ(error_of([&] { ops::gemm(g); }),
+            "tma::ops::gemm: c is null but beta = 0.5: pass C (m x n, row-major) or set beta = 0");
+}
+
+TEST(GemmArgs, RejectsCOfAnotherType) {
+  auto g = valid_args();
+  g.beta = 1.0f;
+  g.c = at(0x4000000);
+  g.ldc = 256;
+  g.c_dtype = DataType::kFloat32;
+  EXPECT_EQ(error_of([&] { ops::gemm(g); }),
+            "tma::ops::gemm: c_dtype = float32 but d_dtype = bfloat16 (beta = 1): C must have D's "
+            "type; convert C or set beta = 0");
+}
+
+TEST(GemmArgs, RejectsPartialOverlapOfCAndD) {
+  auto g = valid_args();
+  g.beta = 1.0f;
+  g.c = at(0x3000000 + 512);  // D shifted by a row: overlapping, not the same matrix
+  g.ldc = 256;
+  const std::string e = error_of([&] { ops::gemm(g); });
+  EXPECT_NE(e.find("without being the same matrix"), std::string::npos) << e;
+}
+
+TEST(GemmArgs, RejectsBadTuning) {
+  auto g = valid_args();
+  ops::GemmTuning t;
+  t.config = 7;
+  EXPECT_EQ(error_of([&] { ops::gemm_tuned(g, nullptr, ops::Path::kTma, t); }),
+            "tma::ops::gemm: tuning.config = 7 is outside -1..1 (kGemmConfigs): use -1 to let "
+            "gemm() choose");
+  t = {};
+  t.cluster_m = 2;
+  EXPECT_EQ(error_of([&] { ops::gemm_tuned(g, nullptr, ops::Path::kOrdinary, t); }),
+            "tma::ops::gemm: tuning.cluster_m = 2 needs Path::kTma: the ordinary path has no "
+            "multicast; use cluster_m = 0 or 1");
+}
+
+}  // namespace
+}  // namespace tma

@@ -1,0 +1,161 @@
+// tma-bench: the command line (see options.hpp).
+#include "options.hpp"
+
+#include <charconv>
+#include <regex>
+
+namespace tma::bench {
+namespace {
+
+constexpr std::size_t kKiB = 1024;
+constexpr std::size_t kMiB = kKiB * 1024;
+constexpr std::size_t kGiB = kMiB * 1024;
+// Below this a copy is a few hundred nanoseconds: launch latency, not bandwidth.
+constexpr std::size_t kMinSize = 64 * kKiB;
+
+constexpr std::string_view kUsage = R"(usage:
+  tma-bench <suite|all> [options]    verify, then time every case of the suite(s)
+  tma-bench --list [suite|all]       the suites and their cases (no GPU needed)
+  tma-bench --help
+
+suites:
+  copy        dst = src for contiguous and padded/strided tensors (u8, bf16, fp32):
+              TMA vs ordinary 16-byte loads vs cudaMemcpy(2D/3D)Async
+  transpose   dst = src^T for 2-D and batched tensors (bf16, fp16, fp32):
+              TMA vs ordinary loads, and the TMA copy of the same bytes as the ceiling
+  all         every suite
+
+options:
+  --sizes LIST     size ladder, input bytes per case: 1M,16M,1G (K/M/G = KiB/MiB/GiB; plain
+                   numbers are bytes). Default 1M,4M,16M,64M,256M,1G,4G.
+  --max-size S     leave out every case (ladder or ragged) with more than S input bytes
+  --quick          sizes 1M,4M,16M and the small ragged cases
+  --filter REGEX   only cases whose name matches (ECMAScript, searched), e.g. 'transpose/.*/bf16'
+  --reps N         timed runs per implementation, the median is reported (default and minimum 20)
+  --warmup N       untimed runs first (default and minimum 3)
+  --json FILE      write every case, the GPU, its clocks and the versions to FILE
+  --seed N         seed of the random inputs (default: from the clock; printed)
+  --device N       CUDA device (default 0)
+  --flush-l2       write a 2x-L2 buffer between runs instead of rotating buffers
+
+Every case is verified first (random non-zero input, output poisoned with 0xA5, compared byte
+for byte with the input or a naive reference); a mismatch prints the first differing indices and
+the tool exits 1. Timing: CUDA events, median of --reps runs after --warmup, buffers rotated so
+that consecutive runs touch more than 3x the L2 (or L2 flushed between runs when that does not
+fit). GB/s counts bytes read + bytes written. Cases that do not fit in free memory are skipped
+with a note.
+
+exit codes: 0 all verified, 1 a mismatch or error, 2 bad command line, 77 no usable CUDA device
+)";
+
+std::string need_value(int& i, int argc, char** argv, std::string_view flag) {
+  if (i + 1 >= argc) throw UsageError(std::string(flag) + " needs a value");
+  return argv[++i];
+}
+
+std::int64_t parse_int(std::string_view text, std::string_view flag, std::int64_t min) {
+  std::int64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size()) {
+    throw UsageError(std::string(flag) + " = '" + std::string(text) + "' is not an integer");
+  }
+  if (v < min) {
+    throw UsageError(std::string(flag) + " = " + std::to_string(v) + " is below the minimum " +
+                     std::to_string(min) + ": use " + std::string(flag) + " " +
+                     std::to_string(min) + " or more");
+  }
+  return v;
+}
+
+}  // namespace
+
+std::vector<std::size_t> default_sizes(bool quick) {
+  if (quick) return {1 * kMiB, 4 * kMiB, 16 * kMiB};
+  return {1 * kMiB, 4 * kMiB, 16 * kMiB, 64 * kMiB, 256 * kMiB, 1 * kGiB, 4 * kGiB};
+}
+
+std::size_t parse_size(std::string_view text, std::string_view flag) {
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  std::string_view unit(end, static_cast<std::size_t>(text.data() + text.size() - end));
+  std::size_t scale = 0;
+  if (unit.empty() || unit == "B") scale = 1;
+  if (unit == "K" || unit == "KiB") scale = kKiB;
+  if (unit == "M" || unit == "MiB") scale = kMiB;
+  if (unit == "G" || unit == "GiB") scale = kGiB;
+  if (ec != std::errc() || end == text.data() || scale == 0) {
+    throw UsageError(std::string(flag) + ": '" + std::string(text) +
+                     "' is not a size: use a number with an optional K, M or G (KiB, MiB, GiB)");
+  }
+  const std::size_t bytes = static_cast<std::size_t>(v) * scale;
+  if (bytes < kMinSize) {
+    throw UsageError(std::string(flag) + ": " + std::string(text) +
+                     " is below 64K, where a case measures launch latency, not bandwidth: use "
+                     "64K or more");
+  }
+  return bytes;
+}
+
+Options parse_options(int argc, char** argv) {
+  Options o;
+  for (int i = 0; i < argc; ++i) {
+    if (i > 0) o.command_line += ' ';
+    o.command_line += argv[i];
+  }
+  bool sizes_given = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "--help" || a == "-h") {
+      o.help = true;
+    } else if (a == "--list") {
+      o.list = true;
+    } else if (a == "--flush-l2") {
+      o.flush_l2 = true;
+    } else if (a == "--quick") {
+      o.quick = true;
+    } else if (a == "--sizes") {
+      const std::string list = need_value(i, argc, argv, a);
+      std::size_t start = 0;
+      while (start <= list.size()) {
+        const std::size_t comma = std::min(list.find(',', start), list.size());
+        o.sizes.push_back(parse_size(std::string_view(list).substr(start, comma - start), a));
+        start = comma + 1;
+      }
+      sizes_given = true;
+    } else if (a == "--max-size") {
+      o.max_size = parse_size(need_value(i, argc, argv, a), a);
+    } else if (a == "--filter") {
+      o.filter = need_value(i, argc, argv, a);
+      try {
+        (void)std::regex(o.filter, std::regex::ECMAScript);
+      } catch (const std::regex_error& e) {
+        throw UsageError("--filter '" + o.filter + "' is not a valid regex: " + e.what());
+      }
+    } else if (a == "--reps") {
+      o.reps = static_cast<int>(parse_int(need_value(i, argc, argv, a), a, kMinReps));
+    } else if (a == "--warmup") {
+      o.warmup = static_cast<int>(parse_int(need_value(i, argc, argv, a), a, kMinWarmup));
+    } else if (a == "--json") {
+      o.json_path = need_value(i, argc, argv, a);
+    } else if (a == "--seed") {
+      o.seed = static_cast<std::uint64_t>(parse_int(need_value(i, argc, argv, a), a, 0));
+    } else if (a == "--device") {
+      o.device = static_cast<int>(parse_int(need_value(i, argc, argv, a), a, 0));
+    } else if (!a.empty() && a[0] == '-') {
+      throw UsageError("unknown option '" + std::string(a) + "': see --help");
+    } else if (o.command.empty()) {
+      o.command = a;
+    } else {
+      throw UsageError("two suites given ('" + o.command + "' and '" + std::string(a) +
+                       "'): name one suite, or 'all'");
+    }
+  }
+  if (!sizes_given) o.sizes = default_sizes(o.quick);
+  return o;
+}
+
+std::string_view usage() {
+  return kUsage;
+}
+
+}  // namespace tma::bench

@@ -1,0 +1,51 @@
+// tma-bench: the command line.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tma::bench {
+
+// Minimums of the timing policy (STYLE.md, benchmarks): fewer runs make the median noise.
+inline constexpr int kMinWarmup = 3;
+inline constexpr int kMinReps = 20;
+
+struct Options {
+  std::string command;  // a suite name or "all"; empty with --help / --list
+  bool help = false;
+  bool list = false;
+  bool quick = false;
+  // The size ladder in bytes (each suite shapes its tensors to about this many bytes of input).
+  std::vector<std::size_t> sizes;
+  std::optional<std::size_t> max_size;  // cases with more input bytes are left out
+  std::string filter;                   // ECMAScript regex searched in case names
+  int warmup = kMinWarmup;
+  int reps = kMinReps;
+  std::string json_path;
+  std::optional<std::uint64_t> seed;  // default: from the clock (printed and recorded)
+  int device = 0;
+  bool flush_l2 = false;     // flush the L2 between runs even where rotating buffers would fit
+  std::string command_line;  // as typed, for the JSON record
+};
+
+// A command-line mistake: main() prints it with the usage and exits 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The default size ladder: 1, 4, 16, 64, 256 MiB, 1, 4 GiB; --quick: 1, 4, 16 MiB.
+std::vector<std::size_t> default_sizes(bool quick);
+// "64K", "1M", "1MiB", "4G", "4096" (bytes) -> bytes. Throws UsageError naming the flag.
+std::size_t parse_size(std::string_view text, std::string_view flag);
+// Parses argv; throws UsageError.
+Options parse_options(int argc, char** argv);
+// The --help text.
+std::string_view usage();
+
+}  // namespace tma::bench

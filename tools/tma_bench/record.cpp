@@ -1,0 +1,131 @@
+// tma-bench: the JSON record (see record.hpp).
+#include "record.hpp"
+
+#include "json.hpp"
+#include "kernels.hpp"
+#include "tma/config.hpp"
+
+namespace tma::bench {
+namespace {
+
+void write_dims(JsonWriter& j, const char* key, const std::int64_t* values, int rank) {
+  j.key(key).begin_array(true);
+  for (int d = 0; d < rank; ++d)
+    j.value(values[d]);
+  j.end_array();
+}
+
+void write_impl(JsonWriter& j, const ImplResult& r) {
+  j.begin_object();
+  j.key("role").value(role_name(r.role));
+  j.key("detail").value(r.detail);
+  j.key("verified").value(r.verified);
+  if (r.failure.empty()) {
+    j.key("failure").null();
+  } else {
+    j.key("failure").value(r.failure);
+  }
+  if (r.timing) {
+    const Stats& s = r.timing->stats;
+    j.key("median_ms").value(s.median_ms);
+    j.key("min_ms").value(s.min_ms);
+    j.key("max_ms").value(s.max_ms);
+    j.key("reps").value(s.reps);
+    j.key("gbps").value(r.gbps);
+    j.key("host_us_per_launch").value(r.timing->host_us_per_launch);
+    j.key("host_bound").value(r.timing->host_bound);
+  } else {
+    for (const char* k : {"median_ms", "min_ms", "max_ms", "reps", "gbps"})
+      j.key(k).null();
+  }
+  j.end_object();
+}
+
+void write_case(JsonWriter& j, const CaseResult& r) {
+  const Case& c = *r.c;
+  j.begin_object();
+  j.key("suite").value(c.suite);
+  j.key("name").value(c.name);
+  j.key("family").value(c.family);
+  j.key("dtype").value(dtype_name(c.src.dtype));
+  j.key("element_bytes").value(static_cast<std::int64_t>(element_size(c.src)));
+  write_dims(j, "shape", c.src.shape.data(), c.src.rank);
+  write_dims(j, "src_strides", c.src.strides.data(), c.src.rank);
+  write_dims(j, "dst_shape", c.dst.shape.data(), c.dst.rank);
+  write_dims(j, "dst_strides", c.dst.strides.data(), c.dst.rank);
+  j.key("input_bytes").value(static_cast<std::uint64_t>(c.input_bytes()));
+  j.key("bytes").value(static_cast<std::uint64_t>(c.moved_bytes()));
+  j.key("status").value(status_name(r.status));
+  j.key("note").value(r.note);
+  j.key("l2_policy").value(r.l2_policy);
+  j.key("verified").value(r.verified());
+  j.key("implementations").begin_object();
+  for (const ImplResult& impl : r.impls) {
+    j.key(impl.name);
+    write_impl(j, impl);
+  }
+  j.end_object();
+  const ImplResult* best = r.best_peer();
+  if (best) {
+    j.key("best_peer").value(best->name);
+  } else {
+    j.key("best_peer").null();
+  }
+  j.key("ratio").value(r.ratio());
+  j.key("ceiling_fraction").value(r.ceiling_fraction());
+  j.end_object();
+}
+
+}  // namespace
+
+std::string to_json(const RunRecord& run) {
+  const Options& o = *run.options;
+  JsonWriter j;
+  j.begin_object();
+  j.key("tool").value("tma-bench");
+  j.key("tool_version")
+      .value(std::to_string(TMA_VERSION_MAJOR) + "." + std::to_string(TMA_VERSION_MINOR) + "." +
+             std::to_string(TMA_VERSION_PATCH));
+  j.key("schema").value(kRecordSchema);
+  j.key("timestamp").value(run.machine->timestamp);
+  j.key("command_line").value(o.command_line);
+  j.key("seed").value(run.seed);
+
+  j.key("policy").begin_object();
+  j.key("warmup").value(o.warmup);
+  j.key("reps").value(o.reps);
+  j.key("statistic").value("median of reps, CUDA events, launches queued behind a spin kernel");
+  j.key("rotation_factor").value(kRotationFactor);
+  j.key("flush_factor").value(kFlushFactor);
+  j.key("flush_l2_forced").value(o.flush_l2);
+  j.key("gbps").value("(bytes read + bytes written) / median time / 1e9");
+  j.key("poison_byte").value(static_cast<int>(kPoisonByte));
+  j.end_object();
+
+  j.key("gpu");
+  write_json(j, *run.machine);
+
+  int ok = 0, skipped = 0, failed = 0;
+  for (const CaseResult& r : run.results) {
+    ok += r.status == Status::kOk;
+    skipped += r.status == Status::kSkipped;
+    failed += r.status == Status::kFailed;
+  }
+  j.key("summary").begin_object();
+  j.key("cases").value(static_cast<std::int64_t>(run.results.size()));
+  j.key("ok").value(ok);
+  j.key("skipped").value(skipped);
+  j.key("failed").value(failed);
+  j.key("stopped_early").value(run.stopped_early);
+  j.key("stop_reason").value(run.stop_reason);
+  j.end_object();
+
+  j.key("cases").begin_array();
+  for (const CaseResult& r : run.results)
+    write_case(j, r);
+  j.end_array();
+  j.end_object();
+  return j.str();
+}
+
+}  // namespace tma::bench

@@ -1,0 +1,112 @@
+// tma-bench: the machinery every suite runs its case through: device memory sized to the L2
+// policy, random input, and Runner::measure, which verifies one implementation and then times it.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "layout.hpp"
+#include "machine.hpp"
+#include "options.hpp"
+#include "report.hpp"
+#include "suite.hpp"
+#include "timing.hpp"
+
+namespace tma::bench {
+
+// Owns one cudaMalloc allocation.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t bytes);  // throws CudaError
+  ~DeviceBuffer();
+  DeviceBuffer(DeviceBuffer&& other) noexcept;
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  std::byte* data() const { return data_; }
+  std::size_t size() const { return size_; }
+
+ private:
+  std::byte* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+// The device memory of one case: `sets` copies of the per-set buffers (rotated between timed runs)
+// and the extra buffers (references; not rotated). One allocation, each buffer 256-byte aligned.
+class Workspace {
+ public:
+  Workspace(const std::vector<std::size_t>& set_buffers, const std::vector<std::size_t>& extras,
+            const L2Plan& plan);
+
+  // Buffer `index` of rotation set `set`.
+  void* buffer(int set, int index) const;
+  // Extra buffer `index`.
+  void* extra(int index) const;
+  int sets() const { return plan_.sets; }
+  const L2Plan& plan() const { return plan_; }
+
+ private:
+  L2Plan plan_;
+  std::vector<std::size_t> set_offsets_;
+  std::vector<std::size_t> extra_offsets_;
+  std::size_t set_bytes_ = 0;
+  DeviceBuffer memory_;
+};
+
+// One implementation of a case as the suite hands it to Runner::measure.
+struct Impl {
+  std::string name;
+  std::string detail;
+  Role role = Role::kPeer;
+  std::function<void(int set)> launch;  // enqueue one run on Runner::stream(), rotation set `set`
+  TensorView got;                       // its output in set 0
+  TensorView expected;                  // what `got` must equal afterwards
+};
+
+class Runner {
+ public:
+  Runner(const Options& options, const MachineInfo& machine, Progress& progress);
+  ~Runner();
+  Runner(const Runner&) = delete;
+  Runner& operator=(const Runner&) = delete;
+
+  cudaStream_t stream() const { return stream_; }
+  std::uint64_t seed() const { return seed_; }
+
+  // The buffers of a case: `set_buffers` bytes per rotation set, plus `extras`. When even one
+  // set does not fit in free memory, marks `result` skipped (with the sizes) and returns nullopt.
+  std::optional<Workspace> allocate(const std::vector<std::size_t>& set_buffers,
+                                    const std::vector<std::size_t>& extras, CaseResult& result);
+
+  // Random non-zero input for `v` (its whole footprint), from the run's seed, the case's name and
+  // `salt` (e.g. the rotation set).
+  void fill_random(const Case& c, const TensorView& v, std::uint64_t salt);
+
+  // Verifies `impl` (output poisoned, one run on set 0, compared element for element with
+  // `expected`, padding included), then, if it passed, times it over the workspace's sets.
+  // A mismatch or an error (tma::Error from an op, say) is printed and recorded in the result;
+  // CudaError propagates (main() checks whether the context survived).
+  ImplResult measure(const Case& c, const Impl& impl, const Workspace& ws);
+
+ private:
+  std::string mismatch_report(const Case& c, const Impl& impl, std::uint64_t count,
+                              std::int64_t first, const std::vector<std::int64_t>& samples);
+
+  const Options& options_;
+  const MachineInfo& machine_;
+  Progress& progress_;
+  std::uint64_t seed_;
+  cudaStream_t stream_ = nullptr;
+  DeviceBuffer flush_;
+  std::optional<Timer> timer_;
+};
+
+}  // namespace tma::bench

@@ -1,0 +1,133 @@
+// tma-bench's host logic, tested without a GPU: statistics, the L2 plan, sizes on the command
+// line, the JSON writer, layouts, and the suites' case lists (every layout valid for the ops).
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <set>
+
+#include "json.hpp"
+#include "layout.hpp"
+#include "options.hpp"
+#include "suite.hpp"
+#include "timing.hpp"
+
+namespace tma::bench {
+namespace {
+
+constexpr std::size_t kMiB = std::size_t{1} << 20;
+
+TEST(Timing, SummarizeTakesTheMedianMinAndMax) {
+  const Stats odd = summarize({5, 1, 3});
+  EXPECT_EQ(odd.median_ms, 3);
+  EXPECT_EQ(odd.min_ms, 1);
+  EXPECT_EQ(odd.max_ms, 5);
+  EXPECT_EQ(odd.reps, 3);
+  EXPECT_EQ(summarize({4, 1, 2, 3}).median_ms, 2.5);
+  EXPECT_THROW(summarize({}), std::logic_error);
+}
+
+TEST(Timing, GbpsCountsBytesPerSecond) {
+  EXPECT_DOUBLE_EQ(gbps(2e9, 1000.0), 2.0);
+}
+
+TEST(Timing, PlanRotatesPastThreeL2s) {
+  const std::size_t l2 = 50 * kMiB;
+  const L2Plan small = plan_l2(2 * kMiB, l2, 80ull << 30);
+  EXPECT_FALSE(small.flush);
+  EXPECT_GT(static_cast<std::size_t>(small.sets) * 2 * kMiB, 3 * l2);
+  EXPECT_LE(static_cast<std::size_t>(small.sets - 1) * 2 * kMiB, 3 * l2);
+  const L2Plan big = plan_l2(512 * kMiB, l2, 80ull << 30);
+  EXPECT_EQ(big.sets, 1);
+  EXPECT_FALSE(big.flush);
+  const L2Plan tight = plan_l2(2 * kMiB, l2, 100 * kMiB);
+  EXPECT_EQ(tight.sets, 1);
+  EXPECT_TRUE(tight.flush);
+}
+
+TEST(Options, SizesTakeBinaryUnits) {
+  EXPECT_EQ(parse_size("1M", "--sizes"), kMiB);
+  EXPECT_EQ(parse_size("4GiB", "--sizes"), 4ull << 30);
+  EXPECT_EQ(parse_size("65536", "--sizes"), 65536u);
+  EXPECT_THROW(parse_size("1X", "--sizes"), UsageError);
+  EXPECT_THROW(parse_size("1K", "--sizes"), UsageError);  // below 64K
+}
+
+TEST(Options, RepsBelowTheMinimumAreRefused) {
+  const char* argv[] = {"tma-bench", "copy", "--reps", "5"};
+  EXPECT_THROW(parse_options(4, const_cast<char**>(argv)), UsageError);
+  const char* ok[] = {"tma-bench", "copy", "--reps", "25", "--sizes", "1M,4M"};
+  const Options o = parse_options(6, const_cast<char**>(ok));
+  EXPECT_EQ(o.reps, 25);
+  EXPECT_EQ(o.sizes, (std::vector<std::size_t>{kMiB, 4 * kMiB}));
+}
+
+TEST(Json, WritesNestedValuesAndEscapes) {
+  JsonWriter j;
+  j.begin_object();
+  j.key("s").value("a\"b\n");
+  j.key("n").begin_array(true).value(1).value(2.5).null().end_array();
+  j.key("o").begin_object().end_object();
+  j.key("inf").value(std::numeric_limits<double>::infinity());
+  j.end_object();
+  EXPECT_EQ(j.str(),
+            "{\n  \"s\": \"a\\\"b\\n\",\n  \"n\": [1, 2.5, null],\n  \"o\": {},\n  \"inf\": "
+            "null\n}\n");
+  JsonWriter bad;
+  bad.begin_object();
+  EXPECT_THROW(bad.value(1), std::logic_error);  // a value without a key
+}
+
+TEST(Layout, IndexOfTellsViewFromPadding) {
+  const TensorView v = pitched_layout(DataType::kBFloat16, {3, 5}, 8);
+  EXPECT_EQ(footprint_elements(v), 2 * 8 + 5);
+  const IndexOf in = index_of(v, 8 + 4);
+  EXPECT_TRUE(in.inside);
+  EXPECT_EQ(in.index, (std::vector<std::int64_t>{1, 4}));
+  EXPECT_FALSE(index_of(v, 8 + 5).inside);
+}
+
+TEST(Layout, MergesDimensionsContiguousInBoth) {
+  const TensorView a = contiguous_layout(DataType::kFloat32, {2, 3, 4});
+  const TensorView b = pitched_layout(DataType::kFloat32, {2, 3, 4}, 8);
+  EXPECT_EQ(merge_contiguous_dims(a, a).a.rank, 1);
+  const MergedPair m = merge_contiguous_dims(a, b);
+  EXPECT_EQ(m.a.rank, 2);
+  EXPECT_EQ(m.a.shape[0], 6);
+  EXPECT_EQ(m.b.strides[0], 8);
+}
+
+TEST(Layout, RowPitchRoundsToSixteenBytes) {
+  EXPECT_EQ(row_pitch_for(DataType::kBFloat16, 999), 1000);
+  EXPECT_EQ(row_pitch_for(DataType::kUInt8, 999, 64), 1072);
+  EXPECT_EQ(row_pitch_for(DataType::kFloat32, 1), 4);
+}
+
+TEST(Suites, EveryCaseIsValidForTheOps) {
+  Options o;
+  o.sizes = default_sizes(false);
+  std::set<std::string> names;
+  int count = 0;
+  for (const Suite* s : suites()) {
+    for (const Case& c : s->cases(o)) {
+      SCOPED_TRACE(c.name);
+      ++count;
+      EXPECT_TRUE(names.insert(c.name).second) << "duplicate name";
+      EXPECT_EQ(c.suite, s->name);
+      EXPECT_TRUE(c.name.starts_with(std::string(s->name) + "/" + c.family + "/"));
+      for (const TensorView* v : {&c.src, &c.dst}) {
+        EXPECT_TRUE(is_nested(*v));
+        for (int d = 0; d + 1 < v->rank; ++d) {
+          EXPECT_EQ(v->strides[d] * element_bytes(v->dtype) % 16, 0) << "stride " << d;
+        }
+      }
+      EXPECT_EQ(c.src.numel(), c.dst.numel());
+      EXPECT_LE(c.input_bytes(), 4ull << 30);
+    }
+  }
+  EXPECT_GT(count, 60);
+  EXPECT_NE(find_suite("copy"), nullptr);
+  EXPECT_EQ(find_suite("gemm"), nullptr);
+}
+
+}  // namespace
+}  // namespace tma::bench

@@ -1,0 +1,82 @@
+// tma-bench: how every implementation is timed. The one place that decides warm-up, repetitions,
+// the L2 policy and what a "time" is.
+//
+// Policy (STYLE.md, benchmarks): CUDA events around each run, `warmup` untimed runs, the median of
+// `reps` timed runs. Between consecutive runs the L2 must not hold the previous run's data: the
+// buffers rotate over enough sets that one pass over them touches more than 3x the L2
+// (plan_l2), or, when that many sets do not fit in memory, a 2x-L2 buffer is written between runs
+// (outside the events).
+//
+// Launch overhead: a spin kernel occupies the stream while the host enqueues all timed runs, so
+// the events measure back-to-back GPU execution, not the host's launch path (which for a TMA op
+// includes encoding a descriptor). The host time per launch is recorded separately.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tma::bench {
+
+// Consecutive runs together touch more than this many times the L2.
+inline constexpr int kRotationFactor = 3;
+// The flush buffer, in L2 sizes, written between runs when rotation does not fit.
+inline constexpr int kFlushFactor = 2;
+
+// Summary of the timed runs of one implementation, in milliseconds.
+struct Stats {
+  double median_ms = 0;
+  double min_ms = 0;
+  double max_ms = 0;
+  int reps = 0;
+};
+
+// Median (mean of the middle two for an even count), min and max. `samples_ms` must not be empty.
+Stats summarize(std::vector<double> samples_ms);
+
+// Bandwidth in GB/s (1e9 bytes per second) of moving `bytes` in `ms`.
+double gbps(double bytes, double ms);
+
+// How a case keeps its runs out of the L2.
+struct L2Plan {
+  int sets = 1;        // buffer sets rotated over
+  bool flush = false;  // write the flush buffer between runs instead
+  std::string describe() const;
+};
+
+// The plan for buffer sets of `set_bytes`: the fewest sets whose total exceeds 3x `l2_bytes`,
+// if they fit in `room_bytes`; otherwise one set and an L2 flush between runs. Pure.
+L2Plan plan_l2(std::size_t set_bytes, std::size_t l2_bytes, std::size_t room_bytes);
+
+// What time_runs measured.
+struct Timing {
+  Stats stats;
+  double host_us_per_launch = 0;  // host time to enqueue one run (median of the warm-up)
+  bool host_bound = false;        // the host could not enqueue the runs while the spin kernel ran
+};
+
+// Times `launch(set)` (enqueue one run on `stream` using rotation set `set`) with the policy
+// above. `flush`, when set, is enqueued before every timed run. Checks every launch.
+class Timer {
+ public:
+  Timer(cudaStream_t stream, int warmup, int reps, int sm_clock_khz);
+  ~Timer();
+  Timer(const Timer&) = delete;
+  Timer& operator=(const Timer&) = delete;
+
+  Timing time_runs(const std::function<void(int set)>& launch, int sets,
+                   const std::function<void()>& flush);
+
+ private:
+  cudaStream_t stream_;
+  int warmup_;
+  int reps_;
+  int sm_clock_khz_;
+  std::vector<cudaEvent_t> start_;
+  std::vector<cudaEvent_t> stop_;
+};
+
+}  // namespace tma::bench
