@@ -18,13 +18,16 @@ fi
 if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
   echo "[deps] adding /usr/local/cuda/bin to PATH"
 fi
-# cuobjdump reads the SASS for the build checks (TMA opcodes present, no local memory). Some
-# toolkit installs lack it; NVIDIA publishes it on PyPI.
-if ! command -v cuobjdump >/dev/null && [ ! -x /usr/local/cuda/bin/cuobjdump ] && [ ! -x .tools/bin/cuobjdump ]; then
-  echo "[deps] fetching cuobjdump (PyPI: nvidia-cuda-cuobjdump) into .tools/"
-  if python3 -m pip install -q --target .tools/pip nvidia-cuda-cuobjdump >/dev/null 2>&1; then
-    mkdir -p .tools/bin && ln -sf "$(find "$PWD/.tools/pip" -name cuobjdump -type f | head -1)" .tools/bin/cuobjdump
+# cuobjdump (with the nvdisasm it calls) reads the SASS for the build checks (TMA opcodes present,
+# no local memory). Some toolkit installs lack them; NVIDIA publishes both on PyPI.
+if ! command -v cuobjdump >/dev/null && [ ! -x /usr/local/cuda/bin/cuobjdump ] && [ ! -x .tools/bin/nvdisasm ]; then
+  echo "[deps] fetching cuobjdump and nvdisasm (PyPI: nvidia-cuda-cuobjdump, nvidia-cuda-nvdisasm) into .tools/"
+  if python3 -m pip install -q --target .tools/pip nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm >/dev/null 2>&1; then
+    mkdir -p .tools/bin
+    for tool in cuobjdump nvdisasm; do
+      ln -sf "$(find "$PWD/.tools/pip" -name "$tool" -type f | head -1)" ".tools/bin/$tool"
+    done
   else
-    echo "[deps] could not fetch cuobjdump: the SASS checks will be skipped"
+    echo "[deps] could not fetch cuobjdump / nvdisasm: the SASS checks will be skipped"
   fi
 fi

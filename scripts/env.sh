@@ -8,5 +8,5 @@ else
   echo "[tmakit] no nvcc found: building the CPU parts only (validator, model, tma-info describe)"
   TMAKIT_CUDA_FLAG=-DTMAKIT_CUDA=OFF
 fi
-[ -x .tools/bin/cuobjdump ] && export PATH=$PWD/.tools/bin:$PATH
+[ -x .tools/bin/nvdisasm ] && export PATH=$PWD/.tools/bin:$PATH
 JOBS=${JOBS:-$(nproc)}
