@@ -283,8 +283,8 @@ int split(const Layout& l, std::uint32_t esize, Piece (&pieces)[2]) {
 
 // Copies one piece (a layout at `offset` bytes from both bases) along `path`.
 void run_piece(const Layout& l, const TensorView& src, const TensorView& dst, std::uint64_t offset,
-               Path path, const CopyConfig& cfg, int config, std::uint32_t esize, int sms,
-               cudaStream_t stream) {
+               Path path, int config, std::uint32_t esize, int sms, cudaStream_t stream) {
+  const CopyConfig& cfg = kCopyConfigs[config];
   const TileGrid g = make_grid(l, esize, cfg.tile_bytes);
   const auto* s = static_cast<const unsigned char*>(src.data) + offset;
   auto* d = static_cast<unsigned char*>(dst.data) + offset;
@@ -335,7 +335,6 @@ void launch(const TensorView& dst, const TensorView& src, cudaStream_t stream, P
                  ": pick an index of tma::ops::kCopyConfigs"));
 
   const auto esize = static_cast<std::uint32_t>(element_bytes(src.dtype));
-  const CopyConfig& cfg = kCopyConfigs[config];
   const int sms = sm_count();
   Piece pieces[2];
   const int n = split(merge_dims(dst, src), esize, pieces);
@@ -344,17 +343,17 @@ void launch(const TensorView& dst, const TensorView& src, cudaStream_t stream, P
     // an H200): a row whose end is not 16-byte aligned would get the rest of its last chunk
     // overwritten. TMA takes the aligned part of each row; the ordinary path the few elements left.
     const Layout& l = pieces[p].layout;
-    const std::uint64_t aligned = l.dims[0] * esize / 16 * 16 / esize;
+    const std::uint64_t aligned = tma_store_columns(l.dims[0], static_cast<int>(esize));
     if (aligned > 0) {
       Layout head = l;
       head.dims[0] = aligned;
-      run_piece(head, src, dst, pieces[p].offset_bytes, path, cfg, config, esize, sms, stream);
+      run_piece(head, src, dst, pieces[p].offset_bytes, path, config, esize, sms, stream);
     }
     if (aligned < l.dims[0]) {
       Layout edge = l;
       edge.dims[0] = l.dims[0] - aligned;
-      run_piece(edge, src, dst, pieces[p].offset_bytes + aligned * esize, Path::kOrdinary, cfg,
-                config, esize, sms, stream);
+      run_piece(edge, src, dst, pieces[p].offset_bytes + aligned * esize, Path::kOrdinary, config,
+                esize, sms, stream);
     }
   }
 }

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 
+#include "plan.hpp"
 #include "tma/ops/gemm.hpp"
 
 namespace tma::ops::detail::gemm {
@@ -89,12 +90,11 @@ struct Params {
 // last row). With dims[0] = tma_store_columns(n, esize) the stores end exactly there; the edge
 // kernel (gemm_edge.cuh) computes the remaining n - tma_store_columns(n, esize) < 16 / esize
 // columns. tests/gemm/test_gemm_host.cpp checks this against the model.
-inline constexpr std::int64_t tma_store_columns(std::int64_t n, int esize) {
-  return n * esize / 16 * 16 / esize;
-}
+using ::tma::ops::detail::tma_store_columns;  // src/ops/plan.hpp, shared with copy / transpose
 // The most columns the edge kernel computes: a 16-bit D row's last partial chunk (fp32: 3).
 inline constexpr int kMaxEdgeColumns = 16 / 2 - 1;
-static_assert(15 - tma_store_columns(15, 2) == kMaxEdgeColumns && 7 - tma_store_columns(7, 4) == 3,
+static_assert(15 - tma_store_columns<std::int64_t>(15, 2) == kMaxEdgeColumns &&
+                  7 - tma_store_columns<std::int64_t>(7, 4) == 3,
               "the edge kernel computes at most 16 / esize - 1 columns of D");
 
 // ---- heuristics (run time); each is a guess until measured --------------------------------------

@@ -109,6 +109,16 @@ inline void check_no_overlap(const char* op, const TensorView& dst, const Tensor
              "): the result would depend on the order of the copies; use separate buffers"));
 }
 
+// Elements of a row's first `n` that TMA may store: n rounded down to whole 16-byte chunks.
+// TMA stores write dimension 0 in whole 16-byte chunks (docs/hardware-findings.md, finding 4;
+// model::stored_dim0_limit), so a map whose dims[0] ends inside a chunk overwrites the rest of it
+// (row padding, or past the end of the last row). Ops that must not write outside their view
+// store the first tma_store_columns(n) elements with TMA and the rest (< 16 / esize) otherwise.
+template <class I>
+constexpr I tma_store_columns(I n, int esize) {
+  return n * static_cast<I>(esize) / 16 * 16 / static_cast<I>(esize);
+}
+
 // A tensor as the copy kernels see it: innermost first, byte strides, size-1 dimensions dropped
 // and dimensions that are contiguous in both tensors merged.
 struct Layout {

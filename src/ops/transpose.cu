@@ -372,7 +372,8 @@ void launch(const TensorView& dst, const TensorView& src, cudaStream_t stream, P
   // TMA stores write dimension 0 in whole 16-byte chunks (measured on an H200): when a dst row
   // (rows elements) does not end on a 16-byte boundary, TMA stores only the first `tma_rows`
   // columns of dst and the ordinary path transposes the last source rows into the rest.
-  const std::uint64_t tma_rows = path == Path::kTma ? rows * e / 16 * 16 / e : 0;
+  const std::uint64_t tma_rows =
+      path == Path::kTma ? tma_store_columns(rows, static_cast<int>(e)) : 0;
   if (tma_rows < rows) {
     const std::uint64_t edge = rows - tma_rows;
     Grid eg{};

@@ -136,16 +136,33 @@ std::optional<MemcpyPeer> memcpy_peer(const Case& c) {
   return std::nullopt;
 }
 
+// Buffers for one copy case: src and dst views into each rotation set, src filled with random
+// bytes. Empty (with the reason in `result`) when the case does not fit.
+struct CopyBuffers {
+  const Case& c;
+  Workspace ws;
+  TensorView src(int set) const { return with_data(c.src, ws.buffer(set, 0)); }
+  TensorView dst(int set) const { return with_data(c.dst, ws.buffer(set, 1)); }
+};
+
+std::optional<CopyBuffers> copy_buffers(const Case& c, Runner& r, CaseResult& result) {
+  std::optional<Workspace> ws =
+      r.allocate({footprint_bytes(c.src), footprint_bytes(c.dst)}, {}, result);
+  if (!ws) return std::nullopt;
+  CopyBuffers b{c, std::move(*ws)};
+  for (int set = 0; set < b.ws.sets(); ++set)
+    r.fill_random(c, b.src(set), static_cast<std::uint64_t>(set));
+  return b;
+}
+
 CaseResult run_copy(const Case& c, Runner& r) {
   CaseResult result;
   result.c = &c;
-  const std::optional<Workspace> ws =
-      r.allocate({footprint_bytes(c.src), footprint_bytes(c.dst)}, {}, result);
-  if (!ws) return result;
-  auto src = [&](int set) { return with_data(c.src, ws->buffer(set, 0)); };
-  auto dst = [&](int set) { return with_data(c.dst, ws->buffer(set, 1)); };
-  for (int set = 0; set < ws->sets(); ++set)
-    r.fill_random(c, src(set), static_cast<std::uint64_t>(set));
+  const std::optional<CopyBuffers> b = copy_buffers(c, r, result);
+  if (!b) return result;
+  const Workspace* ws = &b->ws;
+  auto src = [&](int set) { return b->src(set); };
+  auto dst = [&](int set) { return b->dst(set); };
 
   auto op = [&](ops::Path path) {
     return [&, path](int set) { ops::copy(dst(set), src(set), r.stream(), path); };
@@ -181,13 +198,11 @@ std::vector<Case> copy_tune_cases(const Options& o) {
 CaseResult run_copy_tune(const Case& c, Runner& r) {
   CaseResult result;
   result.c = &c;
-  const std::optional<Workspace> ws =
-      r.allocate({footprint_bytes(c.src), footprint_bytes(c.dst)}, {}, result);
-  if (!ws) return result;
-  auto src = [&](int set) { return with_data(c.src, ws->buffer(set, 0)); };
-  auto dst = [&](int set) { return with_data(c.dst, ws->buffer(set, 1)); };
-  for (int set = 0; set < ws->sets(); ++set)
-    r.fill_random(c, src(set), static_cast<std::uint64_t>(set));
+  const std::optional<CopyBuffers> b = copy_buffers(c, r, result);
+  if (!b) return result;
+  const Workspace* ws = &b->ws;
+  auto src = [&](int set) { return b->src(set); };
+  auto dst = [&](int set) { return b->dst(set); };
   for (int k = 0; k < ops::kNumCopyConfigs; ++k) {
     const ops::CopyConfig& cfg = ops::kCopyConfigs[k];
     auto launch = [&, k](int set) { ops::copy_with_config(dst(set), src(set), r.stream(), k); };
