@@ -1,8 +1,10 @@
 // Im2col loads in the reference model, on small examples worked by hand from our reading of the
 // PTX ISA's im2col mode (see im2col.hpp): bounding box [lower, dim + upper), filter base plus
-// offsets, pixels W fastest then H, D, N, traversal strides on W/H/D, OOB fill per element.
+// offsets, pixels W fastest then H, D, N, traversal strides on W/H/D and N (N's measured on an
+// H200), OOB fill per element.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdint>
 #include <stdexcept>
 #include <vector>
@@ -128,6 +130,56 @@ TEST(ModelIm2col, TraversalStridesOnWAndH) {
   s.pixel_box_upper_corner = {-1, 0, 0};
   EXPECT_EQ(load_ids(s, g, {0, 2, 0, 0}, {0, 0}),
             (std::vector<std::uint32_t>{3, 11, 13, 21, 23, 0, 0, 0, 0, 0}));
+}
+
+// MEASURED (H200, first full gpu_im2col run: 593 boxes): when a column carries out of the last
+// spatial dimension, n advances by N's traversal stride, not by 1.
+TEST(ModelIm2col, NextImageIsNPlusItsTraversalStride) {
+  // {C=4, W=3, N=5}, N stride 2: the column visits images 0, 2, 4 (ids 1-3, 7-9, 13-15); n = 6 is
+  // past the tensor.
+  TensorMapSpec s = im2col_spec(DataType::kUInt32, {4, 3, 5}, {0}, {0}, 4, 11);
+  s.element_strides_inner_first = {1, 1, 2, 1, 1};
+  const auto g = pixel_ids_u32(s);
+  EXPECT_EQ(load_ids(s, g, {0, 0, 0}, {0}),
+            (std::vector<std::uint32_t>{1, 2, 3, 7, 8, 9, 13, 14, 15, 0, 0}));
+  // Starting at (n=1, w=1): images 1 and 3, then n = 5 is past the tensor.
+  EXPECT_EQ(load_ids(s, g, {0, 1, 1}, {0}),
+            (std::vector<std::uint32_t>{5, 6, 10, 11, 12, 0, 0, 0, 0, 0, 0}));
+}
+
+TEST(ModelIm2col, NStridePastTheLastImageFillsEvenIfNPlusOneExists) {
+  // The shape of the first hardware mismatch: {C=4, W=2, N=2}. With N stride 3 the second image
+  // is n = 3, outside the tensor: the hardware fills it although n = 1 exists.
+  TensorMapSpec s = im2col_spec(DataType::kUInt32, {4, 2, 2}, {0}, {0}, 4, 4);
+  const auto g = pixel_ids_u32(s);
+  EXPECT_EQ(load_ids(s, g, {0, 0, 0}, {0}), (std::vector<std::uint32_t>{1, 2, 3, 4}));
+  s.element_strides_inner_first = {1, 1, 3, 1, 1};
+  EXPECT_EQ(load_ids(s, g, {0, 0, 0}, {0}), (std::vector<std::uint32_t>{1, 2, 0, 0}));
+}
+
+TEST(ModelIm2col, NStrideAfterStridedSpatialDims) {
+  // {C=4, W=3, H=2, N=3}, W stride 2 (bases 0, 2; the step from 2 overshoots the box end 3 and
+  // restarts at 0), N stride 2: per image n the ids 1, 3, 4, 6 (+ 6n); images 0 and 2, then n = 4.
+  TensorMapSpec s = im2col_spec(DataType::kUInt32, {4, 3, 2, 3}, {0, 0}, {0, 0}, 4, 9);
+  s.element_strides_inner_first = {1, 2, 1, 2, 1};
+  const auto g = pixel_ids_u32(s);
+  EXPECT_EQ(load_ids(s, g, {0, 0, 0, 0}, {0, 0}),
+            (std::vector<std::uint32_t>{1, 3, 4, 6, 13, 15, 16, 18, 0}));
+}
+
+TEST(ModelIm2col, Rank5CarriesFromDIntoNByItsStride) {
+  // {C=4, W=2, H=2, D=2, N=4}, N stride 3: image 0 (ids 1..8), then image 3 (ids 25..).
+  TensorMapSpec s = im2col_spec(DataType::kUInt32, {4, 2, 2, 2, 4}, {0, 0, 0}, {0, 0, 0}, 4, 10);
+  s.element_strides_inner_first = {1, 1, 1, 1, 3};
+  const auto g = pixel_ids_u32(s);
+  EXPECT_EQ(load_ids(s, g, {0, 0, 0, 0, 0}, {0, 0, 0}),
+            (std::vector<std::uint32_t>{1, 2, 3, 4, 5, 6, 7, 8, 25, 26}));
+  // The traversal step itself: D = 1 is the last base of the box, so the carry lands in n.
+  std::array<std::int64_t, 3> base{1, 1, 1};
+  std::int64_t n = 0;
+  im2col_next_pixel(s, base, n);
+  EXPECT_EQ(base, (std::array<std::int64_t, 3>{0, 0, 0}));
+  EXPECT_EQ(n, 3);
 }
 
 TEST(ModelIm2col, Rank3WithHaloAndOffset) {

@@ -21,14 +21,18 @@
 //     the base advances by the traversal stride of the dimension (element_strides_inner_first[1+j]:
 //     "The number of elements traversed along the D, H and W dimensions is strided by the traversal
 //     stride"); when it reaches the box end it restarts at the box begin and the next dimension
-//     advances; after the last spatial dimension, n advances by 1. Pixels past the last image
-//     (n >= dims[N]) are out of bounds.
+//     advances; after the last spatial dimension, n advances by N's traversal stride
+//     (element_strides_inner_first[R-1], MEASURED: see im2col_next_pixel). Pixels past the last
+//     image (n >= dims[N]) are out of bounds.
 //   * Channels: channels_per_pixel elements per pixel, c + k * traversal_step(0) (step 1 without
 //     interleave, as in tiled mode).
 //   * An element is out of bounds when its channel, its accessed spatial position (base + offset)
 //     or its n is outside the tensor; out-of-bounds elements get the OOB fill (zero or OOB-NaN).
 //   * Shared memory: row p holds pixel p's channels_per_pixel elements (smem_row_bytes), rows
-//     packed like tiled rows and swizzled the same way (layout.hpp).
+//     laid out like tiled rows and swizzled the same way (layout.hpp), including the padding of a
+//     swizzled row narrower than the span to the span (smem_row_pitch). Consistent with the first
+//     full gpu_im2col run on an H200: its 2,431 matching boxes with such padded rows, and every
+//     one of its 623 mismatches reproduced with this layout (tests/gpu/replay/im2col_replay.cpp).
 #pragma once
 
 #include <array>
@@ -52,19 +56,25 @@ inline std::int64_t im2col_box_begin(const TensorMapSpec& s, int j) {
   return s.pixel_box_lower_corner[static_cast<std::size_t>(j)];
 }
 
-// HYPOTHESIS (half-open end confirmed by Triton's hardware examples for stride 1; check strided
-// and 5-D cases on hardware): one past the last filter-base position along spatial dimension j,
-// dims[1 + j] + upper_corner[j].
+// One past the last filter-base position along spatial dimension j, dims[1 + j] +
+// upper_corner[j]. Half-open end: Triton's hardware examples (stride 1); consistent with the
+// 11,377 matching boxes of the first full gpu_im2col run (ranks 3..5, spatial strides 1..8).
 inline std::int64_t im2col_box_end(const TensorMapSpec& s, int j) {
   return static_cast<std::int64_t>(s.dims_inner_first[1 + j]) +
          s.pixel_box_upper_corner[static_cast<std::size_t>(j)];
 }
 
-// HYPOTHESIS (check on hardware): the filter base of the next pixel. W advances by its traversal
-// stride; a position at or past the box end restarts at the box begin (not at begin + the
-// overshoot) and carries into H, then D; a carry out of the last spatial dimension advances n by 1
-// (N's traversal stride is not applied). A start position outside the box (undefined per the
-// PTX ISA) is simply advanced by the same rule.
+// The filter base of the next pixel. W advances by its traversal stride; a position at or past the
+// box end restarts at the box begin (not at begin + the overshoot) and carries into H, then D; a
+// carry out of the last spatial dimension advances n by N's traversal stride
+// (element_strides_inner_first[rank - 1]), like the spatial dimensions. A start position outside
+// the box (undefined per the PTX ISA) is simply advanced by the same rule.
+// MEASURED (H200, driver 580, first full gpu_im2col run, 12,000 boxes): with an N stride of 2..8
+// the next image is n + stride, not n + 1: 593 boxes whose column left its first image differed
+// from a model that added 1 (the hardware filled zeros for n + stride >= dims[N], or loaded image
+// n + stride: 58 boxes), and all 593 match with the stride; no other box's image changes.
+// The restart at the box begin is consistent with the 3,306 matching boxes whose spatial step
+// overshot the box end (HYPOTHESIS left: not probed in isolation).
 inline void im2col_next_pixel(const TensorMapSpec& s, std::array<std::int64_t, 3>& base,
                               std::int64_t& n) {
   for (int j = 0; j < im2col_spatial_dims(s); ++j) {
@@ -72,7 +82,7 @@ inline void im2col_next_pixel(const TensorMapSpec& s, std::array<std::int64_t, 3
     if (base[j] < im2col_box_end(s, j)) return;
     base[j] = im2col_box_begin(s, j);
   }
-  ++n;
+  n += traversal_step(s, s.rank - 1);
 }
 
 // Calls f(const ElementAccess&) for every element of an im2col load: pixel by pixel, channels
