@@ -153,17 +153,19 @@ __device__ __forceinline__ void cp_async_tile(std::uint32_t dst, const unsigned 
   }
 }
 
-// All 128 threads of the producer warpgroup. Keeps kStages - 1 stages of copies in flight: after
-// committing a stage, waits for the oldest pending one, makes it visible to the async proxy (the
-// consumers' wgmma reads through it) and arrives on its full barrier (128 arrivals per phase).
+// All 128 threads of the producer warpgroup. Each thread's copies of a stage arrive on the stage's
+// full barrier when they complete (cp.async.mbarrier.arrive.noinc; 128 arrivals per phase), so the
+// producer never waits for its own copies, only for free stages. (A first version waited for the
+// copies kStages - 1 stages back before arriving: with the consumers holding one stage until the
+// next one is full, the producer then waited for a stage that only its own unsent arrival could
+// free, and deadlocked after kStages + 1 k-blocks.) The consumers fence the cp.async data into the
+// async proxy (their wgmma reads through it) after the wait.
 template <class Cfg, MatrixMajor kA, MatrixMajor kB>
 __device__ __forceinline__ void produce_ordinary(Pipeline<Cfg::kStages>& pipe, unsigned char* smem,
                                                  const Params& p) {
-  constexpr int kInFlight = Cfg::kStages - 1;
   const int t = static_cast<int>(threadIdx.x);
   const std::uint32_t base = ptx::smem_addr(smem);
-  PipelineState s = pipe.start(), ready = pipe.start();
-  int pending = 0;
+  PipelineState s = pipe.start();
   for (int tile = static_cast<int>(blockIdx.x); tile < p.cluster_tiles;
        tile += static_cast<int>(gridDim.x)) {
     int tm, tn;
@@ -174,23 +176,11 @@ __device__ __forceinline__ void produce_ordinary(Pipeline<Cfg::kStages>& pipe, u
       cp_async_tile<kA, Cfg::kAtomsA>(a, p.a, p.lda_bytes, p.m, p.k, tm * kBlockM, kb * kBlockK, t);
       cp_async_tile<kB, Cfg::kAtomsB>(a + Cfg::kABytes, p.b, p.ldb_bytes, p.n, p.k,
                                       tn * Cfg::kBlockN, kb * kBlockK, t);
-      ptx::cp_async_commit_group();
-      if (++pending > kInFlight) {
-        ptx::cp_async_wait_group<kInFlight>();
-        fence_proxy_async_shared();
-        pipe.full(ready).arrive();
-        ready.advance();
-        --pending;
-      }
+      pipe.full(s).arrive_on_cp_async();
       s.advance();
     }
   }
-  ptx::cp_async_wait_group<0>();
-  fence_proxy_async_shared();
-  for (; pending > 0; --pending) {
-    pipe.full(ready).arrive();
-    ready.advance();
-  }
+  // The CTA outlives these copies: the consumers wait for every stage before the final sync.
 }
 
 // ---- consumers --------------------------------------------------------------------------------
@@ -220,8 +210,8 @@ __device__ __forceinline__ void mainloop(float (&acc)[Cfg::kAccumulators],
   for (int kb = 0; kb < k_blocks; ++kb) {
     pipe.consumer_wait(s);
     if constexpr (!kTma) {
-      // The producer fenced its cp.async data into the async proxy before arriving; fencing here
-      // as well costs one instruction per k-block and does not rely on that.
+      // The cp.async writes (generic proxy) become visible to this thread with the barrier's
+      // phase; the fence orders them before the wgmma reads (async proxy) that follow.
       fence_proxy_async_shared();
     }
     const std::uint32_t a = smem_base + s.index * Cfg::kStageBytes + wgc * kAtomBytes;

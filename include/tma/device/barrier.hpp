@@ -23,6 +23,7 @@
 #include "tma/config.hpp"
 #include "tma/device/debug.hpp"
 #include "tma/ptx/common.hpp"
+#include "tma/ptx/cp_async.hpp"
 #include "tma/ptx/mbarrier.hpp"
 
 namespace tma {
@@ -122,6 +123,15 @@ struct Barrier {
                                      cuda::ptx::space_shared, &word, count);
   }
 
+  // cp.async.mbarrier.arrive.noinc.shared::cta.b64 [bar];   PTX ISA 7.0, sm_80.
+  // One arrival, made when every cp.async the calling thread issued before has completed; the
+  // thread goes on at once. Each of the `arrivals` participants calls it once per phase. Waiters
+  // see the copied bytes through the generic proxy; before async-proxy reads of them (wgmma, TMA
+  // store) they run fence_proxy_async_shared().
+  __device__ __forceinline__ void arrive_on_cp_async() {
+    ptx::cp_async_mbarrier_arrive_noinc(ptx::smem_addr(&word));
+  }
+
   // mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 state, [bar], bytes;  PTX ISA 8.0, sm_90.
   // Announces `bytes` of copies completing this phase and arrives once. Usually the one thread
   // that issues the copies, before or after issuing them (both are legal within a phase).
@@ -186,6 +196,18 @@ struct Barrier {
   // cluster_sync) and must not exit before the arrival lands (cluster_sync before exit).
   __device__ __forceinline__ void arrive_remote(std::uint32_t cta_rank) {
     ptx::mbarrier_arrive_cluster(ptx::mapa_shared_cluster(ptx::smem_addr(&word), cta_rank));
+  }
+
+  // mapa.shared::cluster.u32 r, [bar], cta_rank;
+  // mbarrier.arrive.release.cta.shared::cluster.b64 _, [r];   PTX ISA 8.0, sm_90.
+  // arrive_remote for a caller that only READ the data the barrier guards (a consumer handing a
+  // buffer back to the CTAs that refill it): release at CTA scope, no fence. arrive_remote's
+  // cluster-scope release compiles to MEMBAR.ALL.CTA + MEMBAR.ALL.GPU before every arrival, which
+  // a GEMM's per-k-block release cannot afford. Not for publishing writes to a peer: use
+  // arrive_remote. Any thread; same conditions as arrive_remote.
+  __device__ __forceinline__ void arrive_remote_after_reads(std::uint32_t cta_rank) {
+    ptx::mbarrier_arrive_cluster_cta_release(
+        ptx::mapa_shared_cluster(ptx::smem_addr(&word), cta_rank));
   }
 };
 

@@ -113,7 +113,10 @@ class Pipeline {
   __device__ __forceinline__ void consumer_release(PipelineState s, std::uint16_t cta_mask) {
     check(s);
     for (std::uint32_t m = cta_mask; m != 0; m &= m - 1) {
-      empty_bar[s.index].arrive_remote(static_cast<std::uint32_t>(__ffs(static_cast<int>(m)) - 1));
+      // The consumers only read the stage: a CTA-scope release suffices (see
+      // Barrier::arrive_remote_after_reads) and avoids a GPU-wide fence per arrival.
+      empty_bar[s.index].arrive_remote_after_reads(
+          static_cast<std::uint32_t>(__ffs(static_cast<int>(m)) - 1));
     }
   }
 

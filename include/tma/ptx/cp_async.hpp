@@ -33,4 +33,14 @@ __device__ __forceinline__ void cp_async_wait_group() {
   asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
 }
 
+// cp.async.mbarrier.arrive.noinc.shared::cta.b64 [bar];   PTX ISA 7.0, sm_80. Any thread.
+// Arrives on the mbarrier at shared address `bar` once every cp.async this thread issued before
+// it has completed (the data then visible to threads that wait on the barrier's phase). .noinc:
+// the arrival counts against the barrier's expected arrivals (init with one per calling thread);
+// the thread itself does not wait. The way a cp.async producer hands stages to consumers without
+// stalling on cp.async.wait_group.
+__device__ __forceinline__ void cp_async_mbarrier_arrive_noinc(std::uint32_t bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(bar) : "memory");
+}
+
 }  // namespace tma::ptx

@@ -27,4 +27,15 @@ __device__ __forceinline__ void mbarrier_arrive_cluster(std::uint32_t remote_bar
                : "memory");
 }
 
+// mbarrier.arrive.release.cta.shared::cluster.b64 _, [remote];   PTX ISA 8.0, sm_90.
+// As mbarrier_arrive_cluster, with release at CTA scope: it orders this thread's earlier accesses
+// as seen from its own CTA only, and costs no fence. The .cluster form compiles to MEMBAR.ALL.CTA +
+// MEMBAR.ALL.GPU before the arrival (sm_90a SASS, nvcc 13.0), a GPU-wide fence per call. Enough
+// for handing back a buffer the caller only read (a consumer's release in a multicast pipeline),
+// not for publishing data the caller wrote for a peer. Any thread.
+__device__ __forceinline__ void mbarrier_arrive_cluster_cta_release(std::uint32_t remote_bar) {
+  asm volatile("mbarrier.arrive.release.cta.shared::cluster.b64 _, [%0];" ::"r"(remote_bar)
+               : "memory");
+}
+
 }  // namespace tma::ptx

@@ -164,6 +164,7 @@ __global__ void take_addresses() {
   keep_member(&Barrier::wait_cluster);
   keep_member(&Barrier::wait_next);
   keep_member(&Barrier::arrive_remote);
+  keep_member(&Barrier::arrive_remote_after_reads);
   using Pipe = tma::Pipeline<3>;
   keep_member(&Pipe::init);
   keep_member(&Pipe::producer_acquire);
@@ -263,6 +264,7 @@ __global__ void issue_everything(const __grid_constant__ TensorMap map, Args a) 
   bar.arrive(2);
   bar.arrive_expect_tx(a.bytes);
   bar.arrive_remote(a.mask & 1u);
+  bar.arrive_remote_after_reads(a.mask & 1u);
   tma::PipelineState s = pipe.start();
   pipe.producer_acquire(s);
   if (pipe.producer_try_acquire(s)) pipe.producer_commit(s, a.bytes);
