@@ -86,6 +86,7 @@ class Runner {
   cudaStream_t stream() const { return stream_; }
   std::uint64_t seed() const { return seed_; }
   const Options& options() const { return options_; }
+  const MachineInfo& machine() const { return machine_; }
 
   // The buffers of a case: `set_buffers` bytes per rotation set, plus `extras`. When even one
   // set does not fit in free memory, marks `result` skipped (with the sizes) and returns nullopt.

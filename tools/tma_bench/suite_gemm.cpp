@@ -295,6 +295,16 @@ CaseResult run_gemm(const Case& c, Runner& r) {
   CaseResult result;
   result.c = &c;
   const GemmDims& g = *c.gemm;
+  const DeviceSupport& gpu = r.machine().gpu;
+  if (gpu.cc_major != 9 || gpu.cc_minor != 0) {
+    // tma::ops::gemm would refuse every launch: say so once per case instead of failing it.
+    result.status = Status::kSkipped;
+    result.note =
+        "tma::ops::gemm is built for sm_90a (wgmma, setmaxnreg): it runs on compute "
+        "capability 9.0 (H100 / H200) only, this GPU is " +
+        std::to_string(gpu.cc_major) + "." + std::to_string(gpu.cc_minor);
+    return result;
+  }
   std::optional<Workspace> ws =
       r.allocate({footprint_bytes(c.src), footprint_bytes(b_layout(g)), footprint_bytes(c.dst)},
                  {kCublasWorkspaceBytes}, result);
