@@ -3,9 +3,13 @@
 #   scripts/device_run.sh BUILD_DIR STEPS...     (results and logs under $OUT, default out/device)
 # Steps: info (GPU, clocks, driver, tma-info), suite (tests/gpu/run_gpu_tests.sh, no sanitizers),
 # sanitize (the suite's --quick runs under compute-sanitizer), ops (gpu_ops byte-exact test),
-# bench (tma-bench copy + transpose, then the torch peers into the same JSON), gemm (GEMM tests
-# and benchmark, when built). Each step's log is kept; the script's exit status is the number of
-# failed steps.
+# bench (tma-bench all: copy, transpose, copy-tune; then the torch peers into the same JSON),
+# gemm (tests/gemm/gpu_gemm, then `tma-bench gemm` into gemm.json, then the torch / Triton peers
+# into it). Each step's log is kept; the script's exit status is the number of failed steps.
+# gemm's benchmark is bounded by GEMM_BENCH_TIMEOUT seconds (default 420): a hung GEMM kernel
+# cannot be stopped from inside tma-bench, whose log names the step it hung in and whose JSON
+# (rewritten after every case) keeps the cases it finished. GEMM_BENCH_ARGS adds options, e.g.
+# "--quick", "--no-ordinary", "--sweep", "--layout cc".
 set -uo pipefail
 build=${1:?give the build directory}; shift
 out=${OUT:-out/device}
@@ -47,8 +51,12 @@ for s in "$@"; do
       tar czf "$out/triage.tar.gz" -C /tmp triage ;;
     gemm)
       step gemm "$build/tests/gemm/gpu_gemm"
-      step gemmbench "$build/bench/gemm-bench" --json "$out/gemm.json"
-      step gemmpeers python3 bench/gemm_peers.py "$out/gemm.json" ;;
+      # shellcheck disable=SC2086  # GEMM_BENCH_ARGS is a list of options
+      step gemmbench timeout -k 10 "${GEMM_BENCH_TIMEOUT:-420}" \
+        "$build/tools/tma_bench/tma-bench" gemm ${GEMM_BENCH_ARGS:-} --json "$out/gemm.json"
+      if [ -s "$out/gemm.json" ]; then
+        step gemmpeers python3 bench/torch_peers.py "$out/gemm.json"
+      fi ;;
     *) echo "unknown step $s" >&2; failed=$((failed + 1)) ;;
   esac
 done

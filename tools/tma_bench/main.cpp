@@ -1,9 +1,14 @@
 // tma-bench: the benchmark every tmakit kernel reports through. One binary, one suite per file
 // (suite_*.cpp, listed in registry.cpp); each case is verified byte for byte before it is timed.
 //
-//   tma-bench copy|transpose|all [--sizes 1M,16M,1G] [--max-size 8G] [--filter RE] [--quick]
-//                                [--reps N] [--warmup N] [--json out.json] [--seed N] [--device N]
-//   tma-bench --list [suite]     (no GPU needed)
+//   tma-bench copy|transpose|copy-tune|all [--sizes 1M,16M,1G] [--max-size 8G] [--filter RE]
+//             [--quick] [--no-ordinary] [--reps N] [--warmup N] [--json out.json] [--seed N]
+//             [--device N]
+//   tma-bench gemm [--layout rc|rr|cr|cc] [--sweep] [--no-ordinary] [--quick] [--filter RE] ...
+//   tma-bench --list [suite|all]     (no GPU needed; without a suite: every suite, gemm included)
+//
+// `all` runs every suite but gemm (Suite::in_all): gemm reports TFLOP/s, takes minutes and runs
+// kernels that have hung; it runs by name.
 //
 // Exit codes: 0 every case verified (or skipped for memory), 1 a mismatch or an error,
 // 2 bad command line, 77 no usable CUDA device (the reason is printed).
@@ -38,19 +43,32 @@ struct Planned {
   Case c;
 };
 
-// The suites named by the command; throws UsageError for an unknown one.
-std::vector<const Suite*> selected_suites(const Options& o) {
-  std::vector<const Suite*> out;
-  if (o.command.empty() || o.command == "all") {
-    for (const Suite* s : suites())
-      out.push_back(s);
-    return out;
-  }
-  if (const Suite* s = find_suite(o.command)) return {s};
+// "copy, transpose, ..., gemm": every suite's name.
+std::string suite_names() {
   std::string names;
   for (const Suite* s : suites())
     names += std::string(s->name) + ", ";
-  throw UsageError("unknown suite '" + o.command + "': use one of " + names + "or all");
+  return names.substr(0, names.size() - 2);
+}
+
+// The suites named by the command: one suite; `all`: those in_all; none (--list alone): every
+// suite. Throws UsageError for an unknown one, or for gemm's options without gemm.
+std::vector<const Suite*> selected_suites(const Options& o) {
+  std::vector<const Suite*> out;
+  if (o.command.empty() || o.command == "all") {
+    for (const Suite* s : suites()) {
+      if (o.command.empty() || s->in_all) out.push_back(s);
+    }
+  } else if (const Suite* s = find_suite(o.command)) {
+    out.push_back(s);
+  } else {
+    throw UsageError("unknown suite '" + o.command + "': use one of " + suite_names() + ", or all");
+  }
+  if (o.gemm_options_given && !o.command.empty() && o.command != "gemm") {
+    throw UsageError("--layout and --sweep apply to the gemm suite only, not '" + o.command +
+                     "': run `tma-bench gemm ...` or drop them");
+  }
+  return out;
 }
 
 // The cases to run, in order: each suite's cases minus --quick / --max-size / --filter.
@@ -74,7 +92,7 @@ void print_list(const std::vector<const Suite*>& chosen, const std::vector<Plann
                 static_cast<int>(s->summary.size()), s->summary.data());
     for (const Planned& p : plan) {
       if (p.suite != s) continue;
-      std::printf("  %-40s %-18s %10s\n", p.c.name.c_str(), shape_string(p.c.src).c_str(),
+      std::printf("  %-40s %-18s %10s\n", p.c.name.c_str(), p.c.shape_label().c_str(),
                   size_human(p.c.input_bytes()).c_str());
     }
   }
@@ -125,10 +143,11 @@ int run(const Options& o, std::vector<Planned>& plan) {
     if (p.suite != current) {
       progress.clear();
       print_table_header(*p.suite);
+      progress.set_log_steps(p.suite->log_steps);
       current = p.suite;
     }
     std::string what = std::string(p.suite->name) + " " + std::string(dtype_name(p.c.src.dtype)) +
-                       " " + shape_string(p.c.src);
+                       " " + p.c.shape_label();
     if (p.c.family != "ladder") what += " (" + p.c.family + ")";
     progress.show(i + 1, total, what);
 
@@ -162,6 +181,10 @@ int run(const Options& o, std::vector<Planned>& plan) {
     }
     print_table_row(*p.suite, r);
     record.results.push_back(std::move(r));
+    if (!o.json_path.empty() && !write_record(record, o.json_path)) {
+      std::fprintf(stderr, "tma-bench: writing %s failed\n", o.json_path.c_str());
+      return kExitFailed;
+    }
     if (record.stopped_early) {
       std::printf("stopping: %s; %d case(s) not run\n", record.stop_reason.c_str(), total - i - 1);
       break;
@@ -179,9 +202,8 @@ int run(const Options& o, std::vector<Planned>& plan) {
   std::printf("\n%d case(s): %d verified and timed, %d skipped, %d failed\n",
               static_cast<int>(record.results.size()), ok, skipped, failed);
   if (!o.json_path.empty()) {
-    std::ofstream out(o.json_path, std::ios::trunc);
-    out << to_json(record);
-    if (!out) {
+    record.complete = true;
+    if (!write_record(record, o.json_path)) {
       std::fprintf(stderr, "tma-bench: writing %s failed\n", o.json_path.c_str());
       return kExitFailed;
     }
@@ -203,7 +225,7 @@ int main(int argc, char** argv) {
       return kExitOk;
     }
     if (o.command.empty() && !o.list) {
-      throw UsageError("name a suite (copy, transpose) or all");
+      throw UsageError("name a suite (" + suite_names() + ") or all");
     }
     chosen = selected_suites(o);
     plan = plan_cases(o, chosen);

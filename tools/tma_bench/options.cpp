@@ -15,7 +15,7 @@ constexpr std::size_t kMinSize = 64 * kKiB;
 
 constexpr std::string_view kUsage = R"(usage:
   tma-bench <suite|all> [options]    verify, then time every case of the suite(s)
-  tma-bench --list [suite|all]       the suites and their cases (no GPU needed)
+  tma-bench --list [suite|all]       the cases (no GPU needed); --list alone: every suite
   tma-bench --help
 
 suites:
@@ -23,7 +23,12 @@ suites:
               TMA vs ordinary 16-byte loads vs cudaMemcpy(2D/3D)Async
   transpose   dst = src^T for 2-D and batched tensors (bf16, fp16, fp32):
               TMA vs ordinary loads, and the TMA copy of the same bytes as the ceiling
-  all         every suite
+  copy-tune   the copy ladder through every TMA copy configuration
+  gemm        D = A B, bf16 -> bf16, fp32 accumulation (TFLOP/s): squares 1024..16384 and LLM
+              projections; tma::ops::gemm (TMA, ordinary cp.async loads) vs cuBLASLt (the best
+              of its heuristic's algorithms). Not part of `all`: it reports TFLOP/s, takes
+              minutes, and a hung kernel would stall everything after it; run it by name.
+  all         every suite but gemm
 
 options:
   --sizes LIST     size ladder, input bytes per case: 1M,16M,1G (K/M/G = KiB/MiB/GiB; plain
@@ -37,13 +42,21 @@ options:
   --seed N         seed of the random inputs (default: from the clock; printed)
   --device N       CUDA device (default 0)
   --flush-l2       write a 2x-L2 buffer between runs instead of rotating buffers
+  --no-ordinary    leave out the ordinary-loads path (Path::kOrdinary) of our ops
+
+gemm only:
+  --layout AB      operand storage, A then B: r = row-major, c = column-major (default rc:
+                   A [M, K] row-major, B [N, K] as nn.Linear stores weights: both K-major)
+  --sweep          also time every tile configuration x cluster size (tma::ops::kGemmConfigs)
 
 Every case is verified first (random non-zero input, output poisoned with 0xA5, compared byte
 for byte with the input or a naive reference); a mismatch prints the first differing indices and
 the tool exits 1. Timing: CUDA events, median of --reps runs after --warmup, buffers rotated so
 that consecutive runs touch more than 3x the L2 (or L2 flushed between runs when that does not
 fit). GB/s counts bytes read + bytes written. Cases that do not fit in free memory are skipped
-with a note.
+with a note. GEMM outputs are poisoned the same way; every element must be written and 1024
+sampled elements must be within 8e-3 (relative, Frobenius) of an fp64 dot product of the inputs.
+Each verify / time step of gemm is logged before it is launched, so a hang shows where.
 
 exit codes: 0 all verified, 1 a mismatch or error, 2 bad command line, 77 no usable CUDA device
 )";
@@ -111,6 +124,21 @@ Options parse_options(int argc, char** argv) {
       o.list = true;
     } else if (a == "--flush-l2") {
       o.flush_l2 = true;
+    } else if (a == "--no-ordinary") {
+      o.no_ordinary = true;
+    } else if (a == "--sweep") {
+      o.sweep = true;
+      o.gemm_options_given = true;
+    } else if (a == "--layout") {
+      o.layout = need_value(i, argc, argv, a);
+      const bool ok = o.layout.size() == 2 && (o.layout[0] == 'r' || o.layout[0] == 'c') &&
+                      (o.layout[1] == 'r' || o.layout[1] == 'c');
+      if (!ok) {
+        throw UsageError("--layout '" + o.layout +
+                         "' is not a layout: give A's then B's storage, r (row-major) or c "
+                         "(column-major): rc, rr, cr or cc");
+      }
+      o.gemm_options_given = true;
     } else if (a == "--quick") {
       o.quick = true;
     } else if (a == "--sizes") {

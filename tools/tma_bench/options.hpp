@@ -30,6 +30,13 @@ struct Options {
   std::optional<std::uint64_t> seed;  // default: from the clock (printed and recorded)
   int device = 0;
   bool flush_l2 = false;     // flush the L2 between runs even where rotating buffers would fit
+  bool no_ordinary = false;  // leave out the ordinary-loads path (Path::kOrdinary) everywhere
+  // gemm only: A then B, 'r' row-major or 'c' column-major ("rc": D = X W^T with W [N, K] as
+  // nn.Linear stores it, both operands K-major), and a sweep over every tile configuration x
+  // cluster size. gemm_options_given says one of them was typed (main refuses them elsewhere).
+  std::string layout = "rc";
+  bool sweep = false;
+  bool gemm_options_given = false;
   std::string command_line;  // as typed, for the JSON record
 };
 

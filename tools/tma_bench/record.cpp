@@ -1,6 +1,9 @@
 // tma-bench: the JSON record (see record.hpp).
 #include "record.hpp"
 
+#include <cstdio>
+#include <fstream>
+
 #include "json.hpp"
 #include "kernels.hpp"
 #include "tma/config.hpp"
@@ -15,7 +18,7 @@ void write_dims(JsonWriter& j, const char* key, const std::int64_t* values, int 
   j.end_array();
 }
 
-void write_impl(JsonWriter& j, const ImplResult& r) {
+void write_impl(JsonWriter& j, const ImplResult& r, bool flops) {
   j.begin_object();
   j.key("role").value(role_name(r.role));
   j.key("detail").value(r.detail);
@@ -32,11 +35,13 @@ void write_impl(JsonWriter& j, const ImplResult& r) {
     j.key("max_ms").value(s.max_ms);
     j.key("reps").value(s.reps);
     j.key("gbps").value(r.gbps);
+    if (flops) j.key("tflops").value(r.tflops);
     j.key("host_us_per_launch").value(r.timing->host_us_per_launch);
     j.key("host_bound").value(r.timing->host_bound);
   } else {
     for (const char* k : {"median_ms", "min_ms", "max_ms", "reps", "gbps"})
       j.key(k).null();
+    if (flops) j.key("tflops").null();
   }
   j.end_object();
 }
@@ -55,6 +60,16 @@ void write_case(JsonWriter& j, const CaseResult& r) {
   write_dims(j, "dst_strides", c.dst.strides.data(), c.dst.rank);
   j.key("input_bytes").value(static_cast<std::uint64_t>(c.input_bytes()));
   j.key("bytes").value(static_cast<std::uint64_t>(c.moved_bytes()));
+  if (c.gemm) {
+    // D (m x n) = A (m x k) B (k x n); layout: A then B, r row-major, c column-major.
+    j.key("m").value(c.gemm->m);
+    j.key("n").value(c.gemm->n);
+    j.key("k").value(c.gemm->k);
+    j.key("layout").value(std::string{c.gemm->a_row_major ? 'r' : 'c'} +
+                          (c.gemm->b_row_major ? 'r' : 'c'));
+    j.key("out_dtype").value(dtype_name(c.dst.dtype));
+    j.key("flops").value(c.flops());
+  }
   j.key("status").value(status_name(r.status));
   j.key("note").value(r.note);
   j.key("l2_policy").value(r.l2_policy);
@@ -62,7 +77,7 @@ void write_case(JsonWriter& j, const CaseResult& r) {
   j.key("implementations").begin_object();
   for (const ImplResult& impl : r.impls) {
     j.key(impl.name);
-    write_impl(j, impl);
+    write_impl(j, impl, c.flops() > 0);
   }
   j.end_object();
   const ImplResult* best = r.best_peer();
@@ -73,6 +88,10 @@ void write_case(JsonWriter& j, const CaseResult& r) {
   }
   j.key("ratio").value(r.ratio());
   j.key("ceiling_fraction").value(r.ceiling_fraction());
+  if (const Suite* s = find_suite(c.suite)) {
+    for (const RatioColumn& x : s->ratios)
+      j.key(x.key).value(r.ratio_of(x.numerator, x.denominator));
+  }
   j.end_object();
 }
 
@@ -99,6 +118,7 @@ std::string to_json(const RunRecord& run) {
   j.key("flush_factor").value(kFlushFactor);
   j.key("flush_l2_forced").value(o.flush_l2);
   j.key("gbps").value("(bytes read + bytes written) / median time / 1e9");
+  j.key("tflops").value("flops (2 m n k for a GEMM) / median time / 1e12");
   j.key("poison_byte").value(static_cast<int>(kPoisonByte));
   j.end_object();
 
@@ -116,6 +136,7 @@ std::string to_json(const RunRecord& run) {
   j.key("ok").value(ok);
   j.key("skipped").value(skipped);
   j.key("failed").value(failed);
+  j.key("complete").value(run.complete);
   j.key("stopped_early").value(run.stopped_early);
   j.key("stop_reason").value(run.stop_reason);
   j.end_object();
@@ -126,6 +147,16 @@ std::string to_json(const RunRecord& run) {
   j.end_array();
   j.end_object();
   return j.str();
+}
+
+bool write_record(const RunRecord& run, const std::string& path) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << to_json(run);
+    if (!out.flush()) return false;
+  }
+  return std::rename(tmp.c_str(), path.c_str()) == 0;
 }
 
 }  // namespace tma::bench

@@ -7,12 +7,14 @@ namespace tma::bench {
 const Suite& copy_suite();       // suite_copy.cpp
 const Suite& transpose_suite();  // suite_transpose.cpp
 const Suite& copy_tune_suite();  // suite_copy.cpp
+const Suite& gemm_suite();       // suite_gemm.cpp (not in `all`)
 
 std::span<const Suite* const> suites() {
   static const Suite* const kSuites[] = {
       &copy_suite(),
       &transpose_suite(),
       &copy_tune_suite(),
+      &gemm_suite(),
   };
   return kSuites;
 }

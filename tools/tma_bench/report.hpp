@@ -17,14 +17,18 @@ class Progress {
   Progress();  // a terminal when stderr is one
   // Case `index` (1-based) of `total`: "[index/total] text ...".
   void show(int index, int total, std::string_view text);
-  // The step within the case ("verify tma", "time cudaMemcpy"); terminals only.
+  // The step within the case ("verify tma", "time cudaMemcpy"): on a terminal, appended to the
+  // line in place; otherwise printed as a line of its own only when steps are logged.
   void step(std::string_view what);
+  // Log steps on non-terminals too (Suite::log_steps).
+  void set_log_steps(bool on) { log_steps_ = on; }
   // Erases the line (terminals) so stdout can be written.
   void clear();
 
  private:
   bool tty_ = false;
   bool shown_ = false;
+  bool log_steps_ = false;
   std::string line_;
 };
 

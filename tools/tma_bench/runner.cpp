@@ -181,9 +181,17 @@ ImplResult Runner::measure(const Case& c, const Impl& impl, const Workspace& ws)
     impl.launch(0);
     TMA_BENCH_CHECK_LAUNCH();
     TMA_BENCH_CHECK(cudaStreamSynchronize(stream_));
-    const Mismatches m = compare(impl.got, impl.expected, stream_);
-    if (m.count != 0) {
-      r.failure = mismatch_report(c, impl, m.count, m.first, m.samples);
+    if (impl.check) {
+      const std::string wrong = impl.check();
+      if (!wrong.empty()) {
+        r.failure = "MISMATCH " + c.name + " [" + impl.name + "]: " + wrong + "; seed " +
+                    std::to_string(seed_) + "\n";
+      }
+    } else {
+      const Mismatches m = compare(impl.got, impl.expected, stream_);
+      if (m.count != 0) r.failure = mismatch_report(c, impl, m.count, m.first, m.samples);
+    }
+    if (!r.failure.empty()) {
       progress_.clear();
       std::printf("%s", r.failure.c_str());
       std::fflush(stdout);
@@ -192,15 +200,9 @@ ImplResult Runner::measure(const Case& c, const Impl& impl, const Workspace& ws)
     r.verified = true;
 
     progress_.step("time " + impl.name);
-    std::function<void()> flush;
-    if (ws.plan().flush) {
-      flush = [this, n = 0]() mutable {
-        // A different value each time: the writes cannot be elided, the lines are all dirty.
-        TMA_BENCH_CHECK(cudaMemsetAsync(flush_.data(), ++n & 0xFF, flush_.size(), stream_));
-      };
-    }
-    r.timing = timer_->time_runs(impl.launch, ws.sets(), flush);
+    r.timing = timer_->time_runs(impl.launch, ws.sets(), flush_for(ws));
     r.gbps = gbps(static_cast<double>(c.moved_bytes()), r.timing->stats.median_ms);
+    r.tflops = tflops(c.flops(), r.timing->stats.median_ms);
   } catch (const CudaError&) {
     throw;
   } catch (const std::exception& e) {
@@ -212,6 +214,21 @@ ImplResult Runner::measure(const Case& c, const Impl& impl, const Workspace& ws)
     std::fflush(stdout);
   }
   return r;
+}
+
+Timing Runner::time_trial(std::string_view what, const std::function<void(int set)>& launch,
+                          const Workspace& ws, int warmup, int reps) {
+  progress_.step(what);
+  Timer trial(stream_, warmup, reps, machine_.gpu.sm_clock_khz);
+  return trial.time_runs(launch, ws.sets(), flush_for(ws));
+}
+
+std::function<void()> Runner::flush_for(const Workspace& ws) {
+  if (!ws.plan().flush) return {};
+  return [this, n = 0]() mutable {
+    // A different value each time: the writes cannot be elided, the lines are all dirty.
+    TMA_BENCH_CHECK(cudaMemsetAsync(flush_.data(), ++n & 0xFF, flush_.size(), stream_));
+  };
 }
 
 std::string Runner::mismatch_report(const Case& c, const Impl& impl, std::uint64_t count,

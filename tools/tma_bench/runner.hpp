@@ -9,6 +9,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "layout.hpp"
@@ -69,6 +70,10 @@ struct Impl {
   std::function<void(int set)> launch;  // enqueue one run on Runner::stream(), rotation set `set`
   TensorView got;                       // its output in set 0
   TensorView expected;                  // what `got` must equal afterwards
+  // When set, replaces the element-for-element comparison with `expected` (a GEMM has no exact
+  // answer): called after the verification run (stream idle, `got` poisoned before the run);
+  // returns an empty string when the output is right, else what is wrong, on one or more lines.
+  std::function<std::string()> check = {};
 };
 
 class Runner {
@@ -80,6 +85,8 @@ class Runner {
 
   cudaStream_t stream() const { return stream_; }
   std::uint64_t seed() const { return seed_; }
+  const Options& options() const { return options_; }
+  const MachineInfo& machine() const { return machine_; }
 
   // The buffers of a case: `set_buffers` bytes per rotation set, plus `extras`. When even one
   // set does not fit in free memory, marks `result` skipped (with the sizes) and returns nullopt.
@@ -96,9 +103,17 @@ class Runner {
   // CudaError propagates (main() checks whether the context survived).
   ImplResult measure(const Case& c, const Impl& impl, const Workspace& ws);
 
+  // A short timing with the same policy but `warmup` and `reps` of its own, unverified: for
+  // choosing among candidates (cuBLASLt's heuristic algorithms) before the chosen one goes through
+  // measure(). `what` is logged as the step. Errors propagate.
+  Timing time_trial(std::string_view what, const std::function<void(int set)>& launch,
+                    const Workspace& ws, int warmup, int reps);
+
  private:
   std::string mismatch_report(const Case& c, const Impl& impl, std::uint64_t count,
                               std::int64_t first, const std::vector<std::int64_t>& samples);
+  // What time_runs calls before each timed run: the L2 flush when the plan says so, else nothing.
+  std::function<void()> flush_for(const Workspace& ws);
 
   const Options& options_;
   const MachineInfo& machine_;

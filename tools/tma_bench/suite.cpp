@@ -11,6 +11,8 @@ std::string_view role_name(Role r) {
       return "peer";
     case Role::kCeiling:
       return "ceiling";
+    case Role::kVariant:
+      return "variant";
   }
   return "unknown";
 }
@@ -25,6 +27,37 @@ std::string_view status_name(Status s) {
       return "failed";
   }
   return "unknown";
+}
+
+namespace {
+
+// Bytes of a GEMM operand of `rows` x `cols` elements of `t`.
+std::size_t matrix_bytes(DataType t, std::int64_t rows, std::int64_t cols) {
+  return static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols) *
+         static_cast<std::size_t>(element_bytes(t));
+}
+
+}  // namespace
+
+std::size_t Case::input_bytes() const {
+  if (!gemm) return logical_bytes(src);
+  return matrix_bytes(src.dtype, gemm->m, gemm->k) + matrix_bytes(src.dtype, gemm->k, gemm->n);
+}
+
+std::size_t Case::moved_bytes() const {
+  if (!gemm) return logical_bytes(src) + logical_bytes(dst);
+  return input_bytes() + matrix_bytes(dst.dtype, gemm->m, gemm->n);
+}
+
+double Case::flops() const {
+  if (!gemm) return 0;
+  return 2.0 * static_cast<double>(gemm->m) * static_cast<double>(gemm->n) *
+         static_cast<double>(gemm->k);
+}
+
+std::string Case::shape_label() const {
+  if (!gemm) return shape_string(src);
+  return std::to_string(gemm->m) + "x" + std::to_string(gemm->n) + "x" + std::to_string(gemm->k);
 }
 
 const ImplResult* CaseResult::find(std::string_view impl) const {
@@ -70,6 +103,14 @@ std::optional<double> CaseResult::ceiling_fraction() const {
   const ImplResult* top = ceiling();
   if (!o || !o->timing || !top || !top->timing || top->gbps <= 0) return std::nullopt;
   return o->gbps / top->gbps;
+}
+
+std::optional<double> CaseResult::ratio_of(std::string_view numerator,
+                                           std::string_view denominator) const {
+  const ImplResult* a = find(numerator);
+  const ImplResult* b = find(denominator);
+  if (!a || !b || !a->timing || !b->timing || b->gbps <= 0) return std::nullopt;
+  return a->gbps / b->gbps;  // the same bytes (and flops) on both sides: a ratio of speeds
 }
 
 bool CaseResult::verified() const {

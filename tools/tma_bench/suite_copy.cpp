@@ -170,10 +170,12 @@ CaseResult run_copy(const Case& c, Runner& r) {
   result.impls.push_back(r.measure(
       c, {"tma", "tma::ops::copy Path::kTma", Role::kOurs, op(ops::Path::kTma), dst(0), src(0)},
       *ws));
-  result.impls.push_back(r.measure(c,
-                                   {"ordinary", "tma::ops::copy Path::kOrdinary", Role::kPeer,
-                                    op(ops::Path::kOrdinary), dst(0), src(0)},
-                                   *ws));
+  if (!r.options().no_ordinary) {
+    result.impls.push_back(r.measure(c,
+                                     {"ordinary", "tma::ops::copy Path::kOrdinary", Role::kPeer,
+                                      op(ops::Path::kOrdinary), dst(0), src(0)},
+                                     *ws));
+  }
   if (const std::optional<MemcpyPeer> peer = memcpy_peer(c)) {
     auto launch = [&](int set) { peer->run(dst(set).data, src(set).data, r.stream()); };
     result.impls.push_back(

@@ -107,10 +107,12 @@ CaseResult run_transpose(const Case& c, Runner& r) {
                                    {"tma", "tma::ops::transpose Path::kTma", Role::kOurs,
                                     op(ops::Path::kTma), dst(0), reference},
                                    *ws));
-  result.impls.push_back(r.measure(c,
-                                   {"ordinary", "tma::ops::transpose Path::kOrdinary", Role::kPeer,
-                                    op(ops::Path::kOrdinary), dst(0), reference},
-                                   *ws));
+  if (!r.options().no_ordinary) {
+    result.impls.push_back(r.measure(c,
+                                     {"ordinary", "tma::ops::transpose Path::kOrdinary",
+                                      Role::kPeer, op(ops::Path::kOrdinary), dst(0), reference},
+                                     *ws));
+  }
   auto copy = [&](int set) { ops::copy(copy_dst(set), src(set), r.stream(), ops::Path::kTma); };
   result.impls.push_back(r.measure(c,
                                    {"copy_ceiling", "tma::ops::copy Path::kTma of src",

@@ -8,6 +8,8 @@
 #include "json.hpp"
 #include "layout.hpp"
 #include "options.hpp"
+#include "record.hpp"
+#include "report.hpp"
 #include "suite.hpp"
 #include "timing.hpp"
 
@@ -120,13 +122,129 @@ TEST(Suites, EveryCaseIsValidForTheOps) {
           EXPECT_EQ(v->strides[d] * element_bytes(v->dtype) % 16, 0) << "stride " << d;
         }
       }
-      EXPECT_EQ(c.src.numel(), c.dst.numel());
+      if (c.gemm) {
+        // A as stored, D row-major; leading dimensions multiples of 8 (TMA's 16 bytes).
+        EXPECT_EQ(c.src.numel(), c.gemm->m * c.gemm->k);
+        EXPECT_EQ(c.dst.numel(), c.gemm->m * c.gemm->n);
+        EXPECT_EQ(c.gemm->k % 8, 0);
+        EXPECT_EQ(c.gemm->n % 8, 0);
+        EXPECT_EQ(c.gemm->m % 8, 0);
+        EXPECT_GT(c.flops(), 0);
+      } else {
+        EXPECT_EQ(c.src.numel(), c.dst.numel());
+        EXPECT_EQ(c.flops(), 0);
+      }
       EXPECT_LE(c.input_bytes(), 4ull << 30);
     }
   }
   EXPECT_GT(count, 60);
   EXPECT_NE(find_suite("copy"), nullptr);
-  EXPECT_EQ(find_suite("gemm"), nullptr);
+  EXPECT_NE(find_suite("gemm"), nullptr);
+  EXPECT_FALSE(find_suite("gemm")->in_all);
+  EXPECT_EQ(find_suite("nope"), nullptr);
+}
+
+TEST(Suites, GemmListsSquaresAndLlmShapes) {
+  Options o;
+  o.sizes = default_sizes(false);
+  const std::vector<Case> all = find_suite("gemm")->cases(o);
+  EXPECT_EQ(all.size(), 5u + 7u * 6u);
+  int quick = 0;
+  for (const Case& c : all)
+    quick += c.quick;
+  EXPECT_EQ(quick, 3 + 4);
+  EXPECT_EQ(all.front().name, "gemm/square/bf16/1024x1024x1024");
+  EXPECT_EQ(all.back().name, "gemm/llm/bf16/16384x28672x8192");
+  // Default layout rc: A [M, K] row-major as stored; B column-major.
+  EXPECT_TRUE(all.back().gemm->a_row_major);
+  EXPECT_FALSE(all.back().gemm->b_row_major);
+  EXPECT_EQ(all.back().input_bytes(), (16384ull * 8192 + 8192ull * 28672) * 2);
+  EXPECT_EQ(all.back().moved_bytes(), all.back().input_bytes() + 16384ull * 28672 * 2);
+  EXPECT_DOUBLE_EQ(all.back().flops(), 2.0 * 16384 * 28672 * 8192);
+
+  o.layout = "cr";
+  const Case cr = find_suite("gemm")->cases(o).back();
+  EXPECT_FALSE(cr.gemm->a_row_major);
+  EXPECT_TRUE(cr.gemm->b_row_major);
+  EXPECT_EQ(cr.src.shape[0], 8192);  // A column-major: stored [K, M]
+}
+
+TEST(Options, GemmFlags) {
+  const char* argv[] = {"tma-bench", "gemm", "--layout", "cc", "--sweep", "--no-ordinary"};
+  const Options o = parse_options(6, const_cast<char**>(argv));
+  EXPECT_EQ(o.layout, "cc");
+  EXPECT_TRUE(o.sweep);
+  EXPECT_TRUE(o.no_ordinary);
+  EXPECT_TRUE(o.gemm_options_given);
+  const char* bad[] = {"tma-bench", "gemm", "--layout", "rx"};
+  EXPECT_THROW(parse_options(4, const_cast<char**>(bad)), UsageError);
+}
+
+// A verified, timed implementation of `c` that took `ms`.
+ImplResult timed(const Case& c, std::string name, Role role, double ms) {
+  ImplResult r;
+  r.name = std::move(name);
+  r.role = role;
+  r.verified = true;
+  r.timing = Timing{};
+  r.timing->stats = summarize({ms});
+  r.gbps = gbps(static_cast<double>(c.moved_bytes()), ms);
+  r.tflops = tflops(c.flops(), ms);
+  return r;
+}
+
+TEST(Record, GemmCaseCarriesTflopsAndItsRatios) {
+  Options o;
+  o.sizes = default_sizes(false);
+  const Suite& gemm = *find_suite("gemm");
+  const std::vector<Case> cases = gemm.cases(o);
+  const Case& c = cases[2];
+  ASSERT_EQ(c.name, "gemm/square/bf16/4096x4096x4096");
+  CaseResult r;
+  r.c = &c;
+  r.impls = {timed(c, "tma", Role::kOurs, 0.25), timed(c, "cublasLt", Role::kPeer, 0.2),
+             timed(c, "ordinary", Role::kPeer, 0.5), timed(c, "tma_cfg1_cl2", Role::kVariant, 0.1)};
+  EXPECT_NEAR(r.impls[0].tflops, 2.0 * 4096 * 4096 * 4096 / 0.25e-3 / 1e12, 1e-9);
+  // The variant is faster but not a peer: ratio is against cuBLAS.
+  EXPECT_EQ(r.best_peer()->name, "cublasLt");
+  EXPECT_DOUBLE_EQ(*r.ratio(), 0.8);
+  EXPECT_DOUBLE_EQ(*r.ratio_of("tma", "ordinary"), 2.0);
+
+  MachineInfo machine;
+  RunRecord run;
+  run.options = &o;
+  run.machine = &machine;
+  run.results.push_back(r);
+  const std::string json = to_json(run);
+  for (const char* want : {"\"suite\": \"gemm\"", "\"m\": 4096", "\"layout\": \"rc\"",
+                           "\"tflops\": ", "\"ratio_vs_cublas\": 0.8", "\"tma_vs_ordinary\": 2",
+                           "\"role\": \"variant\"", "\"complete\": false"}) {
+    EXPECT_NE(json.find(want), std::string::npos) << want << "\n" << json;
+  }
+
+  testing::internal::CaptureStdout();
+  print_table_header(gemm);
+  print_table_row(gemm, r);
+  const std::string table = testing::internal::GetCapturedStdout();
+  for (const char* want :
+       {"TFLOP/s", "vs cuBLAS", "4096x4096x4096", "0.80", "2.00", "tma_cfg1_cl2="}) {
+    EXPECT_NE(table.find(want), std::string::npos) << want << "\n" << table;
+  }
+  EXPECT_EQ(table.find("%ceil"), std::string::npos) << table;
+}
+
+TEST(Record, RatioOfComparesSpeeds) {
+  CaseResult r;
+  ImplResult a;
+  a.name = "tma";
+  a.timing = Timing{};
+  a.gbps = 300;
+  ImplResult b = a;
+  b.name = "cublasLt";
+  b.gbps = 200;
+  r.impls = {a, b};
+  EXPECT_DOUBLE_EQ(*r.ratio_of("tma", "cublasLt"), 1.5);
+  EXPECT_FALSE(r.ratio_of("tma", "ordinary"));
 }
 
 }  // namespace

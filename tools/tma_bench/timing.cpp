@@ -49,6 +49,10 @@ double gbps(double bytes, double ms) {
   return ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0.0;
 }
 
+double tflops(double flops, double ms) {
+  return ms > 0 ? flops / (ms * 1e-3) / 1e12 : 0.0;
+}
+
 std::string L2Plan::describe() const {
   if (flush) return "flush " + std::to_string(kFlushFactor) + "x L2 between runs";
   if (sets == 1) return "one set > " + std::to_string(kRotationFactor) + "x L2";

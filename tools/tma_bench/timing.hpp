@@ -39,6 +39,8 @@ Stats summarize(std::vector<double> samples_ms);
 
 // Bandwidth in GB/s (1e9 bytes per second) of moving `bytes` in `ms`.
 double gbps(double bytes, double ms);
+// Arithmetic rate in TFLOP/s (1e12 floating-point operations per second) of `flops` in `ms`.
+double tflops(double flops, double ms);
 
 // How a case keeps its runs out of the L2.
 struct L2Plan {

@@ -1,0 +1,375 @@
+// tma-bench gemm: D = A B (bf16 in and out, fp32 accumulation) through tma::ops::gemm's TMA path
+// (ours), against cuBLASLt (the fastest of the algorithms its heuristic offers, each tried briefly
+// on the same buffers) and our ordinary-loads path (Path::kOrdinary: cp.async, the baseline that
+// says what TMA gains). --sweep adds every tile configuration x cluster size as variants
+// (tma::ops::kGemmConfigs): the measurement behind the configuration table in gemm.hpp.
+//
+// Cases: squares 1024 .. 16384, and LLM projections: M (tokens) in {128, 512, 1024, 2048, 4096,
+// 8192, 16384} x (N, K) in {(4096, 4096), (11008, 4096), (4096, 11008) (Llama-7B attention and
+// MLP), (2112, 7168), (7168, 2048) (DeepSeek-V3 projections), (28672, 8192) (Llama-70B MLP)}.
+// --quick: squares up to 4096 and M = 128 and 4096 with K = 4096. --layout picks how A and B are
+// stored (default rc: A [M, K] row-major, B [N, K] row-major = column-major K x N, as nn.Linear
+// holds weights).
+//
+// Not part of `tma-bench all`: it reports TFLOP/s, the full list takes minutes, and a hung GEMM
+// kernel (the ordinary path has hung before: docs/perf-log.md) would stall every suite after it.
+// A hang cannot be stopped from inside the process, so every step is logged before it is
+// launched (Suite::log_steps) and the ordinary path runs last and can be left out (--no-ordinary).
+#include <cublasLt.h>
+
+#include <cstdio>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cuda_check.hpp"
+#include "gemm_check.hpp"
+#include "runner.hpp"
+#include "suite.hpp"
+#include "tma/ops/gemm.hpp"
+
+namespace tma::bench {
+namespace {
+
+constexpr DataType kDtype = DataType::kBFloat16;
+// cuBLASLt: its workspace, how many algorithms to ask the heuristic for, and the short timing of
+// each (warm-up, runs) before the fastest gets the full policy.
+constexpr std::size_t kCublasWorkspaceBytes = std::size_t{32} << 20;
+constexpr int kHeuristicAlgos = 8;
+constexpr int kTrialWarmup = 2;
+constexpr int kTrialReps = 5;
+// Cluster sizes --sweep tries (GemmTuning::cluster_m).
+constexpr int kSweepClusters[] = {1, 2};
+
+// ---- cases -----------------------------------------------------------------------------------
+
+Case make_case(std::string family, const GemmDims& g, bool quick) {
+  Case c;
+  c.suite = "gemm";
+  c.family = std::move(family);
+  c.gemm = g;
+  c.src =
+      g.a_row_major ? contiguous_layout(kDtype, {g.m, g.k}) : contiguous_layout(kDtype, {g.k, g.m});
+  c.dst = contiguous_layout(kDtype, {g.m, g.n});
+  c.name = "gemm/" + c.family + "/" + std::string(dtype_name(kDtype)) + "/" + c.shape_label();
+  c.quick = quick;
+  return c;
+}
+
+std::vector<Case> gemm_cases(const Options& o) {
+  const bool a_row = o.layout[0] == 'r';
+  const bool b_row = o.layout[1] == 'r';
+  std::vector<Case> cases;
+  for (const std::int64_t s : {1024, 2048, 4096, 8192, 16384})
+    cases.push_back(make_case("square", {s, s, s, a_row, b_row}, s <= 4096));
+  struct Projection {
+    std::int64_t n, k;
+  };
+  const Projection projections[] = {{4096, 4096}, {11008, 4096}, {4096, 11008},
+                                    {2112, 7168}, {7168, 2048},  {28672, 8192}};
+  for (const std::int64_t m : {128, 512, 1024, 2048, 4096, 8192, 16384}) {
+    for (const Projection& p : projections) {
+      const bool quick = (m == 128 || m == 4096) && p.k == 4096;
+      cases.push_back(make_case("llm", {m, p.n, p.k, a_row, b_row}, quick));
+    }
+  }
+  return cases;
+}
+
+// ---- cuBLASLt --------------------------------------------------------------------------------
+
+// A failed cuBLASLt call. Not a CudaError: the context is fine, only this peer failed.
+class CublasError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+void check_cublas(cublasStatus_t s, const char* what) {
+  if (s != CUBLAS_STATUS_SUCCESS) {
+    throw CublasError(std::string(what) + " failed: " + cublasLtGetStatusName(s) + " (" +
+                      cublasLtGetStatusString(s) + ")");
+  }
+}
+
+// One cuBLASLt matmul problem of the case's shape and layouts, with the algorithms its heuristic
+// offers. cuBLASLt is column-major, so it computes D^T (n x m) = B^T (n x k) A^T (k x m): its
+// "A" is our B and its "B" our A, each read as stored (a row-major matrix is the column-major
+// matrix of its transpose), and our row-major D is its column-major D^T.
+class CublasGemm {
+ public:
+  explicit CublasGemm(const GemmDims& g) : g_(g) {
+    try {
+      setup();
+    } catch (...) {
+      release();
+      throw;
+    }
+  }
+  ~CublasGemm() { release(); }
+  CublasGemm(const CublasGemm&) = delete;
+  CublasGemm& operator=(const CublasGemm&) = delete;
+
+  int algorithms() const { return static_cast<int>(algos_.size()); }
+
+  // Enqueues D = A B with algorithm `index` on `stream`.
+  void run(const void* a, const void* b, void* d, int index, void* workspace,
+           cudaStream_t stream) const {
+    const float alpha = 1.0f, beta = 0.0f;
+    check_cublas(cublasLtMatmul(handle_, op_, &alpha, b, lb_, a, la_, &beta, d, ld_, d, ld_,
+                                &algos_[static_cast<std::size_t>(index)].algo, workspace,
+                                kCublasWorkspaceBytes, stream),
+                 "cublasLtMatmul");
+  }
+
+ private:
+  void setup() {
+    check_cublas(cublasLtCreate(&handle_), "cublasLtCreate");
+    // Its "A" must be n x k: our row-major k x n B is exactly that column-major (op N); our
+    // column-major k x n B is column-major k x n, transposed by the op (op T). Same for our A.
+    const cublasOperation_t op_b = g_.b_row_major ? CUBLAS_OP_N : CUBLAS_OP_T;
+    const cublasOperation_t op_a = g_.a_row_major ? CUBLAS_OP_N : CUBLAS_OP_T;
+    check_cublas(cublasLtMatmulDescCreate(&op_, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+                 "cublasLtMatmulDescCreate");
+    check_cublas(
+        cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSA, &op_b, sizeof op_b),
+        "cublasLtMatmulDescSetAttribute(TRANSA)");
+    check_cublas(
+        cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSB, &op_a, sizeof op_a),
+        "cublasLtMatmulDescSetAttribute(TRANSB)");
+    auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
+    // Column-major rows x cols and leading dimension of each operand as stored.
+    check_cublas(
+        cublasLtMatrixLayoutCreate(&lb_, CUDA_R_16BF, u(g_.b_row_major ? g_.n : g_.k),
+                                   u(g_.b_row_major ? g_.k : g_.n), g_.b_row_major ? g_.n : g_.k),
+        "cublasLtMatrixLayoutCreate(B)");
+    check_cublas(
+        cublasLtMatrixLayoutCreate(&la_, CUDA_R_16BF, u(g_.a_row_major ? g_.k : g_.m),
+                                   u(g_.a_row_major ? g_.m : g_.k), g_.a_row_major ? g_.k : g_.m),
+        "cublasLtMatrixLayoutCreate(A)");
+    check_cublas(cublasLtMatrixLayoutCreate(&ld_, CUDA_R_16BF, u(g_.n), u(g_.m), g_.n),
+                 "cublasLtMatrixLayoutCreate(D)");
+    check_cublas(cublasLtMatmulPreferenceCreate(&pref_), "cublasLtMatmulPreferenceCreate");
+    const std::size_t ws = kCublasWorkspaceBytes;
+    check_cublas(cublasLtMatmulPreferenceSetAttribute(
+                     pref_, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws),
+                 "cublasLtMatmulPreferenceSetAttribute(workspace)");
+    std::vector<cublasLtMatmulHeuristicResult_t> found(kHeuristicAlgos);
+    int count = 0;
+    check_cublas(cublasLtMatmulAlgoGetHeuristic(handle_, op_, lb_, la_, ld_, ld_, pref_,
+                                                kHeuristicAlgos, found.data(), &count),
+                 "cublasLtMatmulAlgoGetHeuristic");
+    for (int i = 0; i < count; ++i) {
+      if (found[static_cast<std::size_t>(i)].state == CUBLAS_STATUS_SUCCESS)
+        algos_.push_back(found[static_cast<std::size_t>(i)]);
+    }
+  }
+
+  void release() {
+    // Destruction has no one to report to; each handle is released once.
+    if (pref_) (void)cublasLtMatmulPreferenceDestroy(pref_);
+    if (ld_) (void)cublasLtMatrixLayoutDestroy(ld_);
+    if (la_) (void)cublasLtMatrixLayoutDestroy(la_);
+    if (lb_) (void)cublasLtMatrixLayoutDestroy(lb_);
+    if (op_) (void)cublasLtMatmulDescDestroy(op_);
+    if (handle_) (void)cublasLtDestroy(handle_);
+    pref_ = nullptr;
+    ld_ = la_ = lb_ = nullptr;
+    op_ = nullptr;
+    handle_ = nullptr;
+  }
+
+  GemmDims g_;
+  cublasLtHandle_t handle_ = nullptr;
+  cublasLtMatmulDesc_t op_ = nullptr;
+  cublasLtMatrixLayout_t la_ = nullptr, lb_ = nullptr, ld_ = nullptr;
+  cublasLtMatmulPreference_t pref_ = nullptr;
+  std::vector<cublasLtMatmulHeuristicResult_t> algos_;
+};
+
+// ---- one case --------------------------------------------------------------------------------
+
+// B as stored: row-major [k, n], or column-major k x n = row-major [n, k].
+TensorView b_layout(const GemmDims& g) {
+  return g.b_row_major ? contiguous_layout(kDtype, {g.k, g.n})
+                       : contiguous_layout(kDtype, {g.n, g.k});
+}
+
+// The buffers of one case: A, B and D per rotation set; the cuBLASLt workspace as an extra.
+struct GemmBuffers {
+  const Case& c;
+  Workspace ws;
+  enum Index { kA, kB, kD };
+
+  // The arguments of tma::ops::gemm for rotation set `set` (also what the verifier reads).
+  ops::GemmArgs args(int set) const {
+    const GemmDims& g = *c.gemm;
+    ops::GemmArgs a;
+    a.m = g.m;
+    a.n = g.n;
+    a.k = g.k;
+    a.a = ws.buffer(set, kA);
+    a.a_layout = g.a_row_major ? ops::MatrixLayout::kRowMajor : ops::MatrixLayout::kColMajor;
+    a.lda = g.a_row_major ? g.k : g.m;
+    a.b = ws.buffer(set, kB);
+    a.b_layout = g.b_row_major ? ops::MatrixLayout::kRowMajor : ops::MatrixLayout::kColMajor;
+    a.ldb = g.b_row_major ? g.n : g.k;
+    a.d = ws.buffer(set, kD);
+    a.ldd = g.n;
+    return a;
+  }
+  TensorView a_view(int set) const { return with_data(c.src, ws.buffer(set, kA)); }
+  TensorView b_view(int set) const { return with_data(b_layout(*c.gemm), ws.buffer(set, kB)); }
+  TensorView d_view(int set) const { return with_data(c.dst, ws.buffer(set, kD)); }
+};
+
+std::string plan_detail(ops::Path path, const ops::GemmPlan& p) {
+  return std::string("tma::ops::gemm Path::") + (path == ops::Path::kTma ? "kTma" : "kOrdinary") +
+         ", config " + std::to_string(p.config) + " (128x" +
+         std::to_string(ops::kGemmConfigs[p.config].block_n) + ", " +
+         std::to_string(ops::kGemmConfigs[p.config].stages) + " stages), cluster " +
+         std::to_string(p.cluster_m) + ", raster group " + std::to_string(p.raster_group) + ", " +
+         std::to_string(p.ctas) + " CTAs";
+}
+
+// cuBLASLt: each algorithm its heuristic offers, timed briefly on the case's buffers; the fastest
+// verified and timed with the full policy. A cuBLASLt failure becomes this peer's failure; the
+// case's other implementations still count.
+ImplResult measure_cublas(const Case& c, Runner& r, const GemmBuffers& bufs,
+                          const std::function<std::string()>& check) {
+  ImplResult failed;
+  failed.name = "cublasLt";
+  failed.role = Role::kPeer;
+  failed.detail = "cublasLtMatmul bf16 -> bf16, fp32 compute";
+  try {
+    const CublasGemm lt(*c.gemm);
+    void* lt_workspace = bufs.ws.extra(0);
+    int algo = -1;
+    auto launch = [&](int set) {
+      lt.run(bufs.ws.buffer(set, GemmBuffers::kA), bufs.ws.buffer(set, GemmBuffers::kB),
+             bufs.ws.buffer(set, GemmBuffers::kD), algo, lt_workspace, r.stream());
+    };
+    double best_ms = 0;
+    int best = -1;
+    std::string trial_errors;
+    for (algo = 0; algo < lt.algorithms(); ++algo) {
+      try {
+        const Timing t = r.time_trial("try cublasLt algorithm " + std::to_string(algo + 1) + "/" +
+                                          std::to_string(lt.algorithms()),
+                                      launch, bufs.ws, kTrialWarmup, kTrialReps);
+        if (best < 0 || t.stats.median_ms < best_ms) {
+          best_ms = t.stats.median_ms;
+          best = algo;
+        }
+      } catch (const CublasError& e) {
+        // An algorithm the heuristic offered that does not run here: the others may.
+        trial_errors += std::string(trial_errors.empty() ? "" : "; ") + e.what();
+      }
+    }
+    const std::string offered = std::to_string(lt.algorithms()) + " heuristic algorithms";
+    if (best < 0) {
+      throw CublasError("no cuBLASLt algorithm ran (" + offered + ")" +
+                        (trial_errors.empty() ? "" : ": " + trial_errors));
+    }
+    algo = best;
+    return r.measure(
+        c,
+        {"cublasLt",
+         failed.detail + ", fastest of " + offered + " (index " + std::to_string(best) + ")",
+         Role::kPeer,
+         launch,
+         bufs.d_view(0),
+         {},
+         check},
+        bufs.ws);
+  } catch (const CublasError& e) {
+    failed.failure = std::string("error: ") + e.what();
+    std::printf("ERROR %s [cublasLt]: %s\n", c.name.c_str(), e.what());
+    std::fflush(stdout);
+    return failed;
+  }
+}
+
+CaseResult run_gemm(const Case& c, Runner& r) {
+  CaseResult result;
+  result.c = &c;
+  const GemmDims& g = *c.gemm;
+  const DeviceSupport& gpu = r.machine().gpu;
+  if (gpu.cc_major != 9 || gpu.cc_minor != 0) {
+    // tma::ops::gemm would refuse every launch: say so once per case instead of failing it.
+    result.status = Status::kSkipped;
+    result.note =
+        "tma::ops::gemm is built for sm_90a (wgmma, setmaxnreg): it runs on compute "
+        "capability 9.0 (H100 / H200) only, this GPU is " +
+        std::to_string(gpu.cc_major) + "." + std::to_string(gpu.cc_minor);
+    return result;
+  }
+  std::optional<Workspace> ws =
+      r.allocate({footprint_bytes(c.src), footprint_bytes(b_layout(g)), footprint_bytes(c.dst)},
+                 {kCublasWorkspaceBytes}, result);
+  if (!ws) return result;
+  const GemmBuffers bufs{c, std::move(*ws)};
+  for (int set = 0; set < bufs.ws.sets(); ++set) {
+    r.fill_random(c, bufs.a_view(set), 2 * static_cast<std::uint64_t>(set));
+    r.fill_random(c, bufs.b_view(set), 2 * static_cast<std::uint64_t>(set) + 1);
+  }
+  const std::uint64_t sample_seed = r.seed() ^ static_cast<std::uint64_t>(c.flops());
+  auto check = [&]() {
+    const ops::GemmArgs args = bufs.args(0);
+    return gemm_failure(verify_gemm(args, sample_seed, r.stream()), args);
+  };
+
+  // Ours: the default choices, and with --sweep every configuration x cluster size.
+  auto ours = [&](std::string name, Role role, ops::Path path, const ops::GemmTuning& tuning) {
+    // What gemm_tuned chose, known after the first launch.
+    std::optional<ops::GemmPlan> plan;
+    auto launch = [&, path, tuning](int set) {
+      ops::GemmPlan p{};
+      ops::gemm_tuned(bufs.args(set), r.stream(), path, tuning, &p);
+      plan = p;
+    };
+    Impl impl{name, "tma::ops::gemm", role, launch, bufs.d_view(0), {}, check};
+    ImplResult res = r.measure(c, impl, bufs.ws);
+    if (plan) res.detail = plan_detail(path, *plan);
+    result.impls.push_back(std::move(res));
+  };
+  ours("tma", Role::kOurs, ops::Path::kTma, {});
+
+  result.impls.push_back(measure_cublas(c, r, bufs, check));
+
+  if (r.options().sweep) {
+    for (int config = 0; config < ops::kNumGemmConfigs; ++config) {
+      for (const int cluster : kSweepClusters) {
+        ops::GemmTuning t;
+        t.config = config;
+        t.cluster_m = cluster;
+        ours("tma_cfg" + std::to_string(config) + "_cl" + std::to_string(cluster), Role::kVariant,
+             ops::Path::kTma, t);
+      }
+    }
+  }
+  // Last: the ordinary (cp.async) path is the one that has hung.
+  if (!r.options().no_ordinary) ours("ordinary", Role::kPeer, ops::Path::kOrdinary, {});
+  return result;
+}
+
+}  // namespace
+
+const Suite& gemm_suite() {
+  static const Suite kSuite{
+      "gemm",
+      "D = A B, bf16 -> bf16, fp32 accumulation: TMA vs cuBLASLt vs ordinary cp.async loads",
+      {"tma", "cublasLt", "ordinary"},
+      gemm_cases,
+      run_gemm,
+      Metric::kFlops,
+      {{"ratio_vs_cublas", "vs cuBLAS", "tma", "cublasLt"},
+       {"tma_vs_ordinary", "tma/ord", "tma", "ordinary"}},
+      /*in_all=*/false,
+      /*log_steps=*/true,
+  };
+  return kSuite;
+}
+
+}  // namespace tma::bench
