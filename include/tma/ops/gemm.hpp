@@ -78,10 +78,10 @@ struct GemmConfig {
 // sm_90 block may use, next to 32 KiB of epilogue buffers.
 inline constexpr GemmConfig kGemmConfigs[] = {
     // 128 x 256 tiles, 4 x 48 KiB stages: the main configuration (the tile of the fastest public
-    // Hopper GEMMs). To be measured: gemm-bench --sweep, squares and LLM shapes.
+    // Hopper GEMMs). To be measured: tma-bench gemm --sweep, squares and LLM shapes.
     {256, 4},
     // 128 x 128 tiles, 6 x 32 KiB stages: for shapes whose 128 x 256 tiles do not fill the SMs
-    // (e.g. M = 128 .. 1024 LLM projections). To be measured: gemm-bench --sweep.
+    // (e.g. M = 128 .. 1024 LLM projections). To be measured: tma-bench gemm --sweep.
     {128, 6},
 };
 inline constexpr int kNumGemmConfigs = sizeof(kGemmConfigs) / sizeof(kGemmConfigs[0]);
