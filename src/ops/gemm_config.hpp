@@ -102,10 +102,19 @@ static_assert(15 - tma_store_columns<std::int64_t>(15, 2) == kMaxEdgeColumns &&
 // Tile rows (in clusters) per group of the grouped raster. To be measured: 4, 8, 16.
 inline constexpr int kDefaultRasterGroup = 8;
 
-// Config 0 (128 x 256) unless it leaves SMs idle: then config 1 (128 x 128). To be measured.
+// Config 0 (128 x 256) unless config 1 (128 x 128) finishes sooner by a wave model: time = waves x
+// tile time, one tile per SM per wave, a 128 x 128 tile taking 0.64 of a 128 x 256 one (it runs
+// at ~78% of the FLOP rate once the SMs are full). From tma-bench gemm --sweep on the H200
+// (2026-11-22, docs/perf-log.md): the old rule (config 1 whenever config 0 has fewer tiles than
+// SMs) lost 20% at M = 1024, N = 4096 (128 tiles: one wave either way, config 0 wins), and the
+// model picks the faster configuration in every swept shape where they differ by more than noise.
+inline constexpr double kNarrowTileTime = 0.64;
 inline int choose_config(std::int64_t m, std::int64_t n, int sm_count) {
-  const std::int64_t tiles_256 = ((m + kBlockM - 1) / kBlockM) * ((n + 255) / 256);
-  return tiles_256 >= sm_count ? 0 : 1;
+  const auto waves = [&](std::int64_t block_n) {
+    const std::int64_t tiles = ((m + kBlockM - 1) / kBlockM) * ((n + block_n - 1) / block_n);
+    return static_cast<double>((tiles + sm_count - 1) / sm_count);
+  };
+  return waves(128) * kNarrowTileTime < waves(256) ? 1 : 0;
 }
 
 // 2-CTA clusters along M (sharing B through multicast) when there are tile rows to pair and few

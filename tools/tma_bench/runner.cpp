@@ -170,7 +170,7 @@ void Runner::fill_random(const Case& c, const TensorView& v, std::uint64_t salt)
   tma::bench::fill_random(v, seed, stream_);
 }
 
-ImplResult Runner::measure(const Case& c, const Impl& impl, const Workspace& ws) {
+ImplResult Runner::verify(const Case& c, const Impl& impl) {
   ImplResult r;
   r.name = impl.name;
   r.detail = impl.detail;
@@ -198,22 +198,63 @@ ImplResult Runner::measure(const Case& c, const Impl& impl, const Workspace& ws)
       return r;
     }
     r.verified = true;
-
-    progress_.step("time " + impl.name);
-    r.timing = timer_->time_runs(impl.launch, ws.sets(), flush_for(ws));
-    r.gbps = gbps(static_cast<double>(c.moved_bytes()), r.timing->stats.median_ms);
-    r.tflops = tflops(c.flops(), r.timing->stats.median_ms);
   } catch (const CudaError&) {
     throw;
   } catch (const std::exception& e) {
     r.verified = false;
-    r.timing.reset();
     r.failure = std::string("error: ") + e.what();
     progress_.clear();
     std::printf("ERROR %s [%s]: %s\n", c.name.c_str(), impl.name.c_str(), e.what());
     std::fflush(stdout);
   }
   return r;
+}
+
+void Runner::record_timing(const Case& c, ImplResult& r, const Timing& t) {
+  r.timing = t;
+  r.gbps = gbps(static_cast<double>(c.moved_bytes()), t.stats.median_ms);
+  r.tflops = tflops(c.flops(), t.stats.median_ms);
+}
+
+ImplResult Runner::measure(const Case& c, const Impl& impl, const Workspace& ws) {
+  return measure_together(c, {impl}, ws).front();
+}
+
+std::vector<ImplResult> Runner::measure_together(const Case& c, const std::vector<Impl>& impls,
+                                                 const Workspace& ws) {
+  std::vector<ImplResult> results;
+  std::vector<std::size_t> timed;  // indices of the verified implementations
+  std::vector<std::function<void(int)>> launches;
+  for (const Impl& impl : impls) {
+    results.push_back(verify(c, impl));
+    if (results.back().verified) {
+      timed.push_back(results.size() - 1);
+      launches.push_back(impl.launch);
+    }
+  }
+  if (timed.empty()) return results;
+  std::string names;
+  for (const std::size_t i : timed)
+    names += (names.empty() ? "" : "+") + impls[i].name;
+  try {
+    progress_.step("time " + names);
+    const std::vector<Timing> t = timer_->time_interleaved(launches, ws.sets(), flush_for(ws));
+    for (std::size_t k = 0; k < timed.size(); ++k)
+      record_timing(c, results[timed[k]], t[k]);
+  } catch (const CudaError&) {
+    throw;
+  } catch (const std::exception& e) {
+    // An error while timing (not verifying): every implementation of the round shares it.
+    progress_.clear();
+    std::printf("ERROR %s [%s]: %s\n", c.name.c_str(), names.c_str(), e.what());
+    std::fflush(stdout);
+    for (const std::size_t i : timed) {
+      results[i].verified = false;
+      results[i].timing.reset();
+      results[i].failure = std::string("error: ") + e.what();
+    }
+  }
+  return results;
 }
 
 Timing Runner::time_trial(std::string_view what, const std::function<void(int set)>& launch,

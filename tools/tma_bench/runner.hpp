@@ -103,6 +103,12 @@ class Runner {
   // CudaError propagates (main() checks whether the context survived).
   ImplResult measure(const Case& c, const Impl& impl, const Workspace& ws);
 
+  // measure() for several implementations of one case: each verified as measure() does, then
+  // the verified ones timed together, round-robin (Timer::time_interleaved), so that every one
+  // meets the same clocks and power state. Results in the order of `impls`.
+  std::vector<ImplResult> measure_together(const Case& c, const std::vector<Impl>& impls,
+                                           const Workspace& ws);
+
   // A short timing with the same policy but `warmup` and `reps` of its own, unverified: for
   // choosing among candidates (cuBLASLt's heuristic algorithms) before the chosen one goes through
   // measure(). `what` is logged as the step. Errors propagate.
@@ -112,6 +118,10 @@ class Runner {
  private:
   std::string mismatch_report(const Case& c, const Impl& impl, std::uint64_t count,
                               std::int64_t first, const std::vector<std::int64_t>& samples);
+  // The verification half of measure(): fills name, detail, role, and verified or failure.
+  ImplResult verify(const Case& c, const Impl& impl);
+  // Records `t` in `r` with the case's bytes and FLOPs.
+  static void record_timing(const Case& c, ImplResult& r, const Timing& t);
   // What time_runs calls before each timed run: the L2 flush when the plan says so, else nothing.
   std::function<void()> flush_for(const Workspace& ws);
 

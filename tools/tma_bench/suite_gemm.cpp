@@ -234,30 +234,32 @@ std::string plan_detail(ops::Path path, const ops::GemmPlan& p) {
 }
 
 // cuBLASLt: each algorithm its heuristic offers, timed briefly on the case's buffers; the fastest
-// verified and timed with the full policy. A cuBLASLt failure becomes this peer's failure; the
-// case's other implementations still count.
-ImplResult measure_cublas(const Case& c, Runner& r, const GemmBuffers& bufs,
-                          const std::function<std::string()>& check) {
-  ImplResult failed;
+// becomes the peer that is verified and timed with the others. A cuBLASLt failure becomes this
+// peer's failure (in `failed`, and nullopt returned); the case's other implementations still count.
+// `lt` owns the cuBLASLt handles the returned Impl's launch uses.
+std::optional<Impl> prepare_cublas(const Case& c, Runner& r, const GemmBuffers& bufs,
+                                   const std::function<std::string()>& check,
+                                   std::optional<CublasGemm>& lt, ImplResult& failed) {
   failed.name = "cublasLt";
   failed.role = Role::kPeer;
   failed.detail = "cublasLtMatmul bf16 -> bf16, fp32 compute";
   try {
-    const CublasGemm lt(*c.gemm);
+    lt.emplace(*c.gemm);
     void* lt_workspace = bufs.ws.extra(0);
-    int algo = -1;
-    auto launch = [&](int set) {
-      lt.run(bufs.ws.buffer(set, GemmBuffers::kA), bufs.ws.buffer(set, GemmBuffers::kB),
+    const CublasGemm* g = &*lt;
+    auto launch_algo = [&bufs, &r, g, lt_workspace](int algo, int set) {
+      g->run(bufs.ws.buffer(set, GemmBuffers::kA), bufs.ws.buffer(set, GemmBuffers::kB),
              bufs.ws.buffer(set, GemmBuffers::kD), algo, lt_workspace, r.stream());
     };
     double best_ms = 0;
     int best = -1;
     std::string trial_errors;
-    for (algo = 0; algo < lt.algorithms(); ++algo) {
+    for (int algo = 0; algo < g->algorithms(); ++algo) {
       try {
-        const Timing t = r.time_trial("try cublasLt algorithm " + std::to_string(algo + 1) + "/" +
-                                          std::to_string(lt.algorithms()),
-                                      launch, bufs.ws, kTrialWarmup, kTrialReps);
+        const Timing t = r.time_trial(
+            "try cublasLt algorithm " + std::to_string(algo + 1) + "/" +
+                std::to_string(g->algorithms()),
+            [&](int set) { launch_algo(algo, set); }, bufs.ws, kTrialWarmup, kTrialReps);
         if (best < 0 || t.stats.median_ms < best_ms) {
           best_ms = t.stats.median_ms;
           best = algo;
@@ -267,27 +269,23 @@ ImplResult measure_cublas(const Case& c, Runner& r, const GemmBuffers& bufs,
         trial_errors += std::string(trial_errors.empty() ? "" : "; ") + e.what();
       }
     }
-    const std::string offered = std::to_string(lt.algorithms()) + " heuristic algorithms";
+    const std::string offered = std::to_string(g->algorithms()) + " heuristic algorithms";
     if (best < 0) {
       throw CublasError("no cuBLASLt algorithm ran (" + offered + ")" +
                         (trial_errors.empty() ? "" : ": " + trial_errors));
     }
-    algo = best;
-    return r.measure(
-        c,
-        {"cublasLt",
-         failed.detail + ", fastest of " + offered + " (index " + std::to_string(best) + ")",
-         Role::kPeer,
-         launch,
-         bufs.d_view(0),
-         {},
-         check},
-        bufs.ws);
+    return Impl{"cublasLt",
+                failed.detail + ", fastest of " + offered + " (index " + std::to_string(best) + ")",
+                Role::kPeer,
+                [launch_algo, best](int set) { launch_algo(best, set); },
+                bufs.d_view(0),
+                {},
+                check};
   } catch (const CublasError& e) {
     failed.failure = std::string("error: ") + e.what();
     std::printf("ERROR %s [cublasLt]: %s\n", c.name.c_str(), e.what());
     std::fflush(stdout);
-    return failed;
+    return std::nullopt;
   }
 }
 
@@ -320,23 +318,32 @@ CaseResult run_gemm(const Case& c, Runner& r) {
     return gemm_failure(verify_gemm(args, sample_seed, r.stream()), args);
   };
 
-  // Ours: the default choices, and with --sweep every configuration x cluster size.
+  // Every implementation is verified, then all are timed together, round-robin
+  // (Runner::measure_together): a GEMM heats the GPU enough to lower its clock, and timing them
+  // one after the other would hand the later ones a slower GPU.
+  std::vector<Impl> impls;
+  // What gemm_tuned chose for each of ours, known after the first launch (stable storage: the
+  // launches capture pointers into it).
+  std::vector<std::optional<ops::GemmPlan>> plans(2 + 2 * ops::kNumGemmConfigs);
+  std::vector<std::pair<std::size_t, ops::Path>> plan_of;  // impls index -> (plans index, path)
   auto ours = [&](std::string name, Role role, ops::Path path, const ops::GemmTuning& tuning) {
-    // What gemm_tuned chose, known after the first launch.
-    std::optional<ops::GemmPlan> plan;
-    auto launch = [&, path, tuning](int set) {
+    const std::size_t slot = plan_of.size();
+    std::optional<ops::GemmPlan>* plan = &plans.at(slot);
+    auto launch = [&bufs, &r, plan, path, tuning](int set) {
       ops::GemmPlan p{};
       ops::gemm_tuned(bufs.args(set), r.stream(), path, tuning, &p);
-      plan = p;
+      *plan = p;
     };
-    Impl impl{name, "tma::ops::gemm", role, launch, bufs.d_view(0), {}, check};
-    ImplResult res = r.measure(c, impl, bufs.ws);
-    if (plan) res.detail = plan_detail(path, *plan);
-    result.impls.push_back(std::move(res));
+    plan_of.emplace_back(impls.size(), path);
+    impls.push_back(
+        Impl{std::move(name), "tma::ops::gemm", role, launch, bufs.d_view(0), {}, check});
   };
   ours("tma", Role::kOurs, ops::Path::kTma, {});
 
-  result.impls.push_back(measure_cublas(c, r, bufs, check));
+  std::optional<CublasGemm> lt;
+  ImplResult cublas_failed;
+  std::optional<Impl> cublas = prepare_cublas(c, r, bufs, check, lt, cublas_failed);
+  if (cublas) impls.push_back(std::move(*cublas));
 
   if (r.options().sweep) {
     for (int config = 0; config < ops::kNumGemmConfigs; ++config) {
@@ -349,8 +356,17 @@ CaseResult run_gemm(const Case& c, Runner& r) {
       }
     }
   }
-  // Last: the ordinary (cp.async) path is the one that has hung.
+  // Last: the ordinary (cp.async) path once hung (fixed: tests/gemm/gpu_gemm covers it).
   if (!r.options().no_ordinary) ours("ordinary", Role::kPeer, ops::Path::kOrdinary, {});
+
+  std::vector<ImplResult> measured = r.measure_together(c, impls, bufs.ws);
+  for (std::size_t slot = 0; slot < plan_of.size(); ++slot) {
+    const auto [index, path] = plan_of[slot];
+    if (plans[slot]) measured[index].detail = plan_detail(path, *plans[slot]);
+  }
+  for (ImplResult& m : measured)
+    result.impls.push_back(std::move(m));
+  if (!cublas) result.impls.push_back(std::move(cublas_failed));
   return result;
 }
 

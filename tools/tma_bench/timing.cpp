@@ -73,12 +73,7 @@ L2Plan plan_l2(std::size_t set_bytes, std::size_t l2_bytes, std::size_t room_byt
 
 Timer::Timer(cudaStream_t stream, int warmup, int reps, int sm_clock_khz)
     : stream_(stream), warmup_(warmup), reps_(reps), sm_clock_khz_(sm_clock_khz) {
-  start_.resize(static_cast<std::size_t>(reps));
-  stop_.resize(static_cast<std::size_t>(reps));
-  for (int r = 0; r < reps; ++r) {
-    TMA_BENCH_CHECK(cudaEventCreate(&start_[static_cast<std::size_t>(r)]));
-    TMA_BENCH_CHECK(cudaEventCreate(&stop_[static_cast<std::size_t>(r)]));
-  }
+  reserve_events(static_cast<std::size_t>(reps));
 }
 
 Timer::~Timer() {
@@ -89,53 +84,82 @@ Timer::~Timer() {
     (void)cudaEventDestroy(e);
 }
 
+void Timer::reserve_events(std::size_t count) {
+  while (start_.size() < count) {
+    cudaEvent_t a = nullptr, b = nullptr;
+    TMA_BENCH_CHECK(cudaEventCreate(&a));
+    start_.push_back(a);
+    TMA_BENCH_CHECK(cudaEventCreate(&b));
+    stop_.push_back(b);
+  }
+}
+
 Timing Timer::time_runs(const std::function<void(int set)>& launch, int sets,
                         const std::function<void()>& flush) {
-  Timing t;
-  int next = 0;
-  auto run = [&] {
-    launch(next % sets);
+  return time_interleaved({launch}, sets, flush).front();
+}
+
+std::vector<Timing> Timer::time_interleaved(
+    const std::vector<std::function<void(int set)>>& launches, int sets,
+    const std::function<void()>& flush) {
+  const std::size_t n = launches.size();
+  if (n == 0) throw std::logic_error("time_interleaved: no implementation");
+  reserve_events(n * static_cast<std::size_t>(reps_));
+  std::vector<Timing> t(n);
+  std::vector<int> next(n, 0);  // each implementation walks the rotation sets on its own
+  auto run = [&](std::size_t i) {
+    launches[i](next[i] % sets);
     TMA_BENCH_CHECK_LAUNCH();
-    ++next;
+    ++next[i];
   };
 
-  std::vector<double> enqueue_us;
-  for (int w = 0; w < warmup_; ++w) {
-    const double t0 = now_us();
-    run();
-    enqueue_us.push_back(now_us() - t0);
+  double host_us_all = 0;  // enqueue time of one round
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<double> enqueue_us;
+    for (int w = 0; w < warmup_; ++w) {
+      const double t0 = now_us();
+      run(i);
+      enqueue_us.push_back(now_us() - t0);
+    }
+    // Median, not mean: the first launch of a kernel may load its module (lazy loading).
+    t[i].host_us_per_launch = median(std::move(enqueue_us));
+    host_us_all += t[i].host_us_per_launch + kEnqueueExtraUs;
   }
   TMA_BENCH_CHECK(cudaStreamSynchronize(stream_));
-  // Median, not mean: the first launch of a kernel may load its module (lazy loading).
-  t.host_us_per_launch = median(std::move(enqueue_us));
 
-  double spin_us = std::clamp(kSpinSafety * reps_ * (t.host_us_per_launch + kEnqueueExtraUs),
-                              kSpinMinUs, kSpinMaxUs);
+  double spin_us = std::clamp(kSpinSafety * reps_ * host_us_all, kSpinMinUs, kSpinMaxUs);
+  bool host_bound = false;
   for (int attempt = 1;; ++attempt) {
     launch_spin(stream_, static_cast<long long>(spin_us * sm_clock_khz_ * 1e-3));
     TMA_BENCH_CHECK_LAUNCH();
     const double t0 = now_us();
     for (int r = 0; r < reps_; ++r) {
-      if (flush) flush();
-      TMA_BENCH_CHECK(cudaEventRecord(start_[static_cast<std::size_t>(r)], stream_));
-      run();
-      TMA_BENCH_CHECK(cudaEventRecord(stop_[static_cast<std::size_t>(r)], stream_));
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t e = static_cast<std::size_t>(r) * n + i;
+        if (flush) flush();
+        TMA_BENCH_CHECK(cudaEventRecord(start_[e], stream_));
+        run(i);
+        TMA_BENCH_CHECK(cudaEventRecord(stop_[e], stream_));
+      }
     }
     const double enqueued_us = now_us() - t0;
     TMA_BENCH_CHECK(cudaStreamSynchronize(stream_));
-    t.host_bound = enqueued_us > spin_us;
-    if (!t.host_bound || attempt == kSpinAttempts || spin_us >= kSpinMaxUs) break;
+    host_bound = enqueued_us > spin_us;
+    if (!host_bound || attempt == kSpinAttempts || spin_us >= kSpinMaxUs) break;
     spin_us = std::min(kSpinMaxUs, kSpinSafety * enqueued_us + kSpinMinUs);
   }
 
-  std::vector<double> samples;
-  for (int r = 0; r < reps_; ++r) {
-    float ms = 0;
-    TMA_BENCH_CHECK(cudaEventElapsedTime(&ms, start_[static_cast<std::size_t>(r)],
-                                         stop_[static_cast<std::size_t>(r)]));
-    samples.push_back(static_cast<double>(ms));
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<double> samples;
+    for (int r = 0; r < reps_; ++r) {
+      const std::size_t e = static_cast<std::size_t>(r) * n + i;
+      float ms = 0;
+      TMA_BENCH_CHECK(cudaEventElapsedTime(&ms, start_[e], stop_[e]));
+      samples.push_back(static_cast<double>(ms));
+    }
+    t[i].stats = summarize(std::move(samples));
+    t[i].host_bound = host_bound;
   }
-  t.stats = summarize(std::move(samples));
   return t;
 }
 
