@@ -28,7 +28,7 @@ void check(cudaError_t e, const char* what) {
 
 // One thread per CTA: chunk c of the buffer goes global -> shared -> global with bulk copies,
 // kStages buffers, loads kLookahead chunks ahead.
-template <int kStages, int kLookahead>
+template <int kStages, int kLookahead, bool kPartitioned = false>
 __global__ void __launch_bounds__(32)
     bulk_copy_kernel(const unsigned char* src, unsigned char* dst, std::uint64_t chunks,
                      std::uint32_t chunk_bytes) {
@@ -38,8 +38,14 @@ __global__ void __launch_bounds__(32)
   for (auto& b : full)
     b.init(1);
   tma::fence_barrier_init();
-  const std::uint64_t first = blockIdx.x, step = gridDim.x;
-  const std::uint64_t mine = first < chunks ? (chunks - first + step - 1) / step : 0;
+  // Interleaved: CTA b takes chunks b, b + grid, ... (all CTAs sweep one window together).
+  // Partitioned: CTA b takes one contiguous range of chunks (the CTAs spread over the buffer).
+  const std::uint64_t per = (chunks + gridDim.x - 1) / gridDim.x;
+  const std::uint64_t first = kPartitioned ? blockIdx.x * per : blockIdx.x;
+  const std::uint64_t step = kPartitioned ? 1 : gridDim.x;
+  const std::uint64_t mine = kPartitioned
+                                 ? (first < chunks ? min(per, chunks - first) : 0)
+                                 : (first < chunks ? (chunks - first + step - 1) / step : 0);
   std::uint32_t phase_bits = 0;
   auto load = [&](std::uint64_t k) {
     const int s = static_cast<int>(k % kStages);
@@ -76,6 +82,23 @@ __global__ void plain_copy_kernel(const uint4* __restrict__ src, uint4* __restri
   }
   for (; i < n; i += stride)
     dst[i] = src[i];
+}
+
+// Partitioned: thread t of the grid copies 4 consecutive 16-byte vectors per step of a
+// per-block contiguous range.
+__global__ void plain_partitioned_kernel(const uint4* __restrict__ src, uint4* __restrict__ dst,
+                                         std::uint64_t n) {
+  const std::uint64_t per = (n + gridDim.x - 1) / gridDim.x;
+  const std::uint64_t lo = blockIdx.x * per, hi = min(n, lo + per);
+  for (std::uint64_t i = lo + threadIdx.x; i < hi; i += 4 * blockDim.x) {
+    uint4 v[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u)
+      if (i + u * blockDim.x < hi) v[u] = src[i + u * blockDim.x];
+#pragma unroll
+    for (int u = 0; u < 4; ++u)
+      if (i + u * blockDim.x < hi) dst[i + u * blockDim.x] = v[u];
+  }
 }
 
 __global__ void fill_kernel(std::uint32_t* p, std::uint64_t n, std::uint32_t seed) {
@@ -133,21 +156,31 @@ int main(int argc, char** argv) {
                }});
   auto add_bulk = [&](auto kernel, const char* stages, std::uint32_t chunk, int per_sm, int ns) {
     const int smem = ns * static_cast<int>(chunk);
-    check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem), "attr");
     const std::uint64_t chunks = bytes / chunk;
-    v.push_back({std::string("bulk ") + stages + " chunk " + std::to_string(chunk >> 10) +
-                     " KiB x" + std::to_string(per_sm) + "/SM",
-                 [=, &src, &dst](int s) {
-                   kernel<<<sms * per_sm, 32, smem, stream>>>(src[s], dst[s], chunks, chunk);
-                 }});
+    v.push_back(
+        {std::string("bulk ") + stages + " chunk " + std::to_string(chunk >> 10) + " KiB x" +
+             std::to_string(per_sm) + "/SM",
+         [=, &src, &dst](int s) {
+           // Per launch: two variants may share a kernel with different shared memory.
+           check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
+                 "attr");
+           kernel<<<sms * per_sm, 32, smem, stream>>>(src[s], dst[s], chunks, chunk);
+         }});
   };
-  add_bulk(bulk_copy_kernel<4, 2>, "4/2", 16384, 2, 4);
-  add_bulk(bulk_copy_kernel<4, 2>, "4/2", 32768, 1, 4);
   add_bulk(bulk_copy_kernel<4, 2>, "4/2", 32768, 2, 4);
-  add_bulk(bulk_copy_kernel<6, 4>, "6/4", 16384, 2, 6);
-  add_bulk(bulk_copy_kernel<8, 6>, "8/6", 8192, 3, 8);
   add_bulk(bulk_copy_kernel<3, 2>, "3/2", 65536, 1, 3);
-  for (int per_sm : {4, 8, 16})
+  add_bulk(bulk_copy_kernel<4, 2, true>, "4/2 partitioned", 32768, 2, 4);
+  add_bulk(bulk_copy_kernel<3, 2, true>, "3/2 partitioned", 65536, 1, 3);
+  add_bulk(bulk_copy_kernel<6, 4, true>, "6/4 partitioned", 16384, 2, 6);
+  add_bulk(bulk_copy_kernel<4, 2, true>, "4/2 partitioned", 16384, 4, 4);
+  for (int per_sm : {4, 16})
+    v.push_back(
+        {"plain partitioned 256t x" + std::to_string(per_sm) + "/SM", [=, &src, &dst](int s) {
+           plain_partitioned_kernel<<<sms * per_sm, 256, 0, stream>>>(
+               reinterpret_cast<const uint4*>(src[s]), reinterpret_cast<uint4*>(dst[s]),
+               bytes / 16);
+         }});
+  for (int per_sm : {4})
     v.push_back({"plain uint4 x4 256t x" + std::to_string(per_sm) + "/SM", [=, &src, &dst](int s) {
                    plain_copy_kernel<<<sms * per_sm, 256, 0, stream>>>(
                        reinterpret_cast<const uint4*>(src[s]), reinterpret_cast<uint4*>(dst[s]),
