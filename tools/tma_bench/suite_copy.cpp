@@ -167,20 +167,21 @@ CaseResult run_copy(const Case& c, Runner& r) {
   auto op = [&](ops::Path path) {
     return [&, path](int set) { ops::copy(dst(set), src(set), r.stream(), path); };
   };
-  result.impls.push_back(r.measure(
-      c, {"tma", "tma::ops::copy Path::kTma", Role::kOurs, op(ops::Path::kTma), dst(0), src(0)},
-      *ws));
+  // All timed together, round-robin (Runner::measure_together): one clock and power state.
+  std::vector<Impl> impls;
+  impls.push_back(
+      {"tma", "tma::ops::copy Path::kTma", Role::kOurs, op(ops::Path::kTma), dst(0), src(0)});
   if (!r.options().no_ordinary) {
-    result.impls.push_back(r.measure(c,
-                                     {"ordinary", "tma::ops::copy Path::kOrdinary", Role::kPeer,
-                                      op(ops::Path::kOrdinary), dst(0), src(0)},
-                                     *ws));
+    impls.push_back({"ordinary", "tma::ops::copy Path::kOrdinary", Role::kPeer,
+                     op(ops::Path::kOrdinary), dst(0), src(0)});
   }
-  if (const std::optional<MemcpyPeer> peer = memcpy_peer(c)) {
+  const std::optional<MemcpyPeer> peer = memcpy_peer(c);
+  if (peer) {
     auto launch = [&](int set) { peer->run(dst(set).data, src(set).data, r.stream()); };
-    result.impls.push_back(
-        r.measure(c, {"cudaMemcpy", peer->detail, Role::kPeer, launch, dst(0), src(0)}, *ws));
+    impls.push_back({"cudaMemcpy", peer->detail, Role::kPeer, launch, dst(0), src(0)});
   }
+  for (ImplResult& m : r.measure_together(c, impls, *ws))
+    result.impls.push_back(std::move(m));
   return result;
 }
 
@@ -205,6 +206,7 @@ CaseResult run_copy_tune(const Case& c, Runner& r) {
   const Workspace* ws = &b->ws;
   auto src = [&](int set) { return b->src(set); };
   auto dst = [&](int set) { return b->dst(set); };
+  std::vector<Impl> impls;
   for (int k = 0; k < ops::kNumCopyConfigs; ++k) {
     const ops::CopyConfig& cfg = ops::kCopyConfigs[k];
     auto launch = [&, k](int set) { ops::copy_with_config(dst(set), src(set), r.stream(), k); };
@@ -213,14 +215,15 @@ CaseResult run_copy_tune(const Case& c, Runner& r) {
                                std::to_string(cfg.lookahead) + ", tile " +
                                std::to_string(cfg.tile_bytes) + " B, " +
                                std::to_string(cfg.ctas_per_sm) + " CTAs/SM";
-    result.impls.push_back(r.measure(
-        c, {name, detail, k == 0 ? Role::kOurs : Role::kPeer, launch, dst(0), src(0)}, *ws));
+    impls.push_back({name, detail, k == 0 ? Role::kOurs : Role::kPeer, launch, dst(0), src(0)});
   }
-  if (const std::optional<MemcpyPeer> peer = memcpy_peer(c)) {
+  const std::optional<MemcpyPeer> peer = memcpy_peer(c);
+  if (peer) {
     auto launch = [&](int set) { peer->run(dst(set).data, src(set).data, r.stream()); };
-    result.impls.push_back(
-        r.measure(c, {"cudaMemcpy", peer->detail, Role::kPeer, launch, dst(0), src(0)}, *ws));
+    impls.push_back({"cudaMemcpy", peer->detail, Role::kPeer, launch, dst(0), src(0)});
   }
+  for (ImplResult& m : r.measure_together(c, impls, *ws))
+    result.impls.push_back(std::move(m));
   return result;
 }
 

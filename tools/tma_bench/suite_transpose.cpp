@@ -103,21 +103,19 @@ CaseResult run_transpose(const Case& c, Runner& r) {
   auto op = [&](ops::Path path) {
     return [&, path](int set) { ops::transpose(dst(set), src(set), r.stream(), path); };
   };
-  result.impls.push_back(r.measure(c,
-                                   {"tma", "tma::ops::transpose Path::kTma", Role::kOurs,
-                                    op(ops::Path::kTma), dst(0), reference},
-                                   *ws));
+  // All timed together, round-robin (Runner::measure_together): one clock and power state.
+  std::vector<Impl> impls;
+  impls.push_back({"tma", "tma::ops::transpose Path::kTma", Role::kOurs, op(ops::Path::kTma),
+                   dst(0), reference});
   if (!r.options().no_ordinary) {
-    result.impls.push_back(r.measure(c,
-                                     {"ordinary", "tma::ops::transpose Path::kOrdinary",
-                                      Role::kPeer, op(ops::Path::kOrdinary), dst(0), reference},
-                                     *ws));
+    impls.push_back({"ordinary", "tma::ops::transpose Path::kOrdinary", Role::kPeer,
+                     op(ops::Path::kOrdinary), dst(0), reference});
   }
   auto copy = [&](int set) { ops::copy(copy_dst(set), src(set), r.stream(), ops::Path::kTma); };
-  result.impls.push_back(r.measure(c,
-                                   {"copy_ceiling", "tma::ops::copy Path::kTma of src",
-                                    Role::kCeiling, copy, copy_dst(0), src(0)},
-                                   *ws));
+  impls.push_back({"copy_ceiling", "tma::ops::copy Path::kTma of src", Role::kCeiling, copy,
+                   copy_dst(0), src(0)});
+  for (ImplResult& m : r.measure_together(c, impls, *ws))
+    result.impls.push_back(std::move(m));
   return result;
 }
 
