@@ -11,6 +11,7 @@
 
 #include <cstdint>
 
+#include "gemm_schedule.hpp"
 #include "plan.hpp"
 #include "tma/ops/gemm.hpp"
 
@@ -35,8 +36,10 @@ inline constexpr std::uint32_t kAlign = 1024;          // SWIZZLE_128B repeats e
 // Epilogue staging: per consumer warpgroup two buffers of 64 rows x 128 B (one swizzle row each).
 inline constexpr std::uint32_t kEpiBufferBytes = 64 * 128;
 inline constexpr std::uint32_t kEpiBytes = kConsumerWarpgroups * 2 * kEpiBufferBytes;
-// Named barriers: 0 is __syncthreads; consumer warpgroup w syncs its epilogue on 1 + w.
+// Named barriers: 0 is __syncthreads; consumer warpgroup w syncs its epilogue on 1 + w and its
+// stream-K handoff (the flag poll, the slot writes) on 3 + w.
 inline constexpr std::uint32_t kEpilogueBarrier = 1;
+inline constexpr std::uint32_t kStreamKBarrier = 3;
 
 // The compiled configurations (kGemmConfigs in ops/gemm.hpp, by index) as types.
 template <int kIndex>
@@ -73,6 +76,13 @@ struct Params {
   std::int32_t raster_group;   // cluster rows per raster group
   std::int32_t cluster_tiles;  // cluster_rows x tiles_n (< 2^31: checked by the host)
   OutKind out;
+  // Which units each CTA (cluster) computes: whole tiles, and the stream-K split ones
+  // (gemm_schedule.hpp); workers = gridDim.x / cluster_m.
+  Schedule sched;
+  // Stream-K workspace (null when sched.sk_tiles == 0): 2 flags per worker, zeroed before the
+  // launch, and one slot of kBlockM x kBlockN fp32 per worker (gemm_schedule.hpp).
+  std::uint32_t* sk_flags;
+  float* sk_slots;
   // Ordinary path only: pointers and leading dimensions in bytes.
   const unsigned char* a;
   const unsigned char* b;
