@@ -349,7 +349,12 @@ Resolved resolve(const GemmArgs& g, Path path, const GemmTuning& tuning) {
   // its kernel computes all n columns.
   const int cd = element_bytes(g.d_dtype);
   r.n_main = path == Path::kTma ? tma_store_columns(g.n, cd) : g.n;
-  r.config = tuning.config >= 0 ? tuning.config : choose_config(g.m, r.n_main, sms);
+  // Stream-K needs clusters of 1 (the multicast pairs two CTAs' k-loops; a split would have to
+  // split both alike), so it is decided first, with the configuration.
+  const bool may_split = tuning.stream_k != 1 && tuning.cluster_m != 2;
+  const ConfigChoice choice =
+      choose_config_split(g.m, r.n_main, g.k, sms, tuning.stream_k, may_split);
+  r.config = tuning.config >= 0 ? tuning.config : choice.config;
   const int block_n = kGemmConfigs[r.config].block_n;
   Params& p = r.p;
   p.m = static_cast<std::int32_t>(g.m);
@@ -399,24 +404,26 @@ Resolved resolve(const GemmArgs& g, Path path, const GemmTuning& tuning) {
                                 : kernel_for<false>(r.config, f16, a_major, b_major);
   const std::uint32_t smem = smem_bytes_for(r.config);
 
-  // Stream-K needs clusters of 1 (the multicast pairs two CTAs' k-loops; a split would have to
-  // split both alike): decide it first, with clusters of 1, then the cluster size.
   bool split = false;
   int clusters = 0;
-  if (tuning.stream_k == 2 || (tuning.stream_k == 0 && tuning.cluster_m != 2)) {
+  if (may_split) {
     const std::int64_t tiles = cluster_tiles_for(1);
     clusters = max_clusters(r.kernel, smem, 1);
     const int workers = workers_for(clusters, tiles, true, tuning.max_ctas, 1);
     const auto t32 = static_cast<std::int32_t>(tiles);
     if (tuning.stream_k == 2) {
       if (!stream_k_fits(t32, p.k_blocks, workers))
-        fail(kOp, cat("tuning.stream_k = 2 but the split tiles x ", p.k_blocks,
-                      " k-blocks (k = ", g.k,
-                      ") reach 2^31 iterations, beyond the kernel's 32-bit schedule: use "
-                      "stream_k = 0 or 1, or split the product along k"));
+        fail(kOp,
+             cat("tuning.stream_k = 2 but the split tiles x ", p.k_blocks, " k-blocks (k = ", g.k,
+                 ") reach 2^31 iterations, beyond the kernel's 32-bit schedule: use "
+                 "stream_k = 0 or 1, or split the product along k"));
       split = true;
     } else {
-      split = stream_k_pays(t32, p.k_blocks, workers, block_n);
+      // The configuration's choice when it made one (estimated with workers = SMs); else the
+      // same rule for the configuration given.
+      split =
+          (tuning.config < 0 ? choice.split : stream_k_pays(t32, p.k_blocks, workers, block_n)) &&
+          stream_k_fits(t32, p.k_blocks, workers);
     }
   }
   r.cluster_m = path != Path::kTma     ? 1
@@ -538,8 +545,7 @@ void gemm_tuned(const GemmArgs& g, cudaStream_t stream, Path path, const GemmTun
       const std::uint64_t flag_bytes = d::workspace_flag_bytes(r.workers);
       p.sk_flags = reinterpret_cast<std::uint32_t*>(bytes);
       p.sk_slots = reinterpret_cast<float*>(bytes + flag_bytes);
-      d::check_cuda(cudaMemsetAsync(ws, 0, flag_bytes, stream),
-                    "cudaMemsetAsync(stream-K flags)");
+      d::check_cuda(cudaMemsetAsync(ws, 0, flag_bytes, stream), "cudaMemsetAsync(stream-K flags)");
     }
     const std::uint32_t smem = d::smem_bytes_for(r.config);
     cudaLaunchAttribute attr[1];

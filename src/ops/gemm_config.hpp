@@ -127,6 +127,41 @@ inline int choose_config(std::int64_t m, std::int64_t n, int sm_count) {
   return waves(128) * kNarrowTileTime < waves(256) ? 1 : 0;
 }
 
+// The configuration and the split together (tuning.config = -1): the configuration whose
+// schedule (split when stream_k_pays, or always with stream_k = 2; never when `may_split` is
+// false) takes the least time, in 128 x 256 k-block times (a 128 x 128 k-block: kNarrowTileTime).
+// With no split this is choose_config's wave model. A split schedule levels the waves, so it
+// prefers 128 x 256 tiles more often (M = 2048, N = 2112: 144 tiles split beat 272 narrow ones).
+// `workers`: the SM count (one CTA per SM; the launch uses the occupancy, which is the same for
+// clusters of 1). A guess until measured, like the parts it is made of.
+struct ConfigChoice {
+  int config;
+  bool split;
+};
+inline ConfigChoice choose_config_split(std::int64_t m, std::int64_t n, std::int64_t k, int workers,
+                                        int stream_k, bool may_split) {
+  ConfigChoice best{0, false};
+  double best_time = 0;
+  for (int config = 0; config < kNumGemmConfigs; ++config) {
+    const int block_n = kGemmConfigs[config].block_n;
+    const std::int64_t tiles64 = ((m + kBlockM - 1) / kBlockM) * ((n + block_n - 1) / block_n);
+    if (tiles64 > (std::int64_t{1} << 30)) return ConfigChoice{choose_config(m, n, workers), false};
+    const auto tiles = static_cast<std::int32_t>(tiles64);
+    const auto k_blocks = static_cast<std::int32_t>((k + kBlockK - 1) / kBlockK);
+    const double scale = block_n == 256 ? 1.0 : kNarrowTileTime;
+    bool split = false;
+    if (may_split && stream_k_fits(tiles, k_blocks, workers))
+      split = stream_k == 2 || (stream_k == 0 && stream_k_pays(tiles, k_blocks, workers, block_n));
+    const double t = scale * (split ? stream_k_time(tiles, k_blocks, workers, block_n)
+                                    : data_parallel_time(tiles, k_blocks, workers));
+    if (config == 0 || t < best_time) {
+      best = ConfigChoice{config, split};
+      best_time = t;
+    }
+  }
+  return best;
+}
+
 // 2-CTA clusters along M (sharing B through multicast) when there are tile rows to pair and few
 // are wasted (an odd count leaves the last cluster's second CTA idle). To be measured.
 inline int choose_cluster_m(std::int64_t tiles_m) {

@@ -291,8 +291,8 @@ __device__ __forceinline__ void wait_flag(const std::uint32_t* flag, int peer, i
 // Warpgroup `wgc`'s part of worker w's slot (gemm_schedule.hpp's layout), as float4.
 template <class Cfg>
 __device__ __forceinline__ float4* slot_part(const Params& p, int w, int wgc) {
-  return reinterpret_cast<float4*>(p.sk_slots + static_cast<std::int64_t>(w) * kBlockM *
-                                                     Cfg::kBlockN +
+  return reinterpret_cast<float4*>(p.sk_slots +
+                                   static_cast<std::int64_t>(w) * kBlockM * Cfg::kBlockN +
                                    static_cast<std::int64_t>(wgc) * 64 * Cfg::kBlockN);
 }
 

@@ -92,7 +92,7 @@ TMA_HOST_DEVICE inline bool next_unit(const Schedule& s, Cursor& c, Unit& u) {
   const auto split = static_cast<std::int32_t>(static_cast<std::uint32_t>(c.it) / k);
   const std::int32_t b = c.it - split * s.k_blocks;
   const std::int32_t e = sk_min(s.k_blocks, b + (c.end - c.it));
-  const UnitKind kind = b > 0 ? UnitKind::kPartial
+  const UnitKind kind = b > 0            ? UnitKind::kPartial
                         : e < s.k_blocks ? UnitKind::kFinish
                                          : UnitKind::kWhole;
   u = Unit{s.dp_tiles + split, b, e, kind};
@@ -155,19 +155,28 @@ inline bool stream_k_fits(std::int32_t tiles, std::int32_t k_blocks, std::int32_
 inline constexpr std::int32_t kMinStreamKBlocks = 8;
 inline constexpr double kStreamKGain = 0.9;
 
-inline bool stream_k_pays(std::int32_t tiles, std::int32_t k_blocks, std::int32_t workers,
-                          int block_n) {
-  if (k_blocks < kMinStreamKBlocks || !stream_k_fits(tiles, k_blocks, workers)) return false;
+// The data-parallel time in k-block times: whole waves of tiles.
+inline double data_parallel_time(std::int32_t tiles, std::int32_t k_blocks, std::int32_t workers) {
+  return static_cast<double>((tiles + workers - 1) / workers) * k_blocks;
+}
+
+// The split schedule's time in k-block times (the model above).
+inline double stream_k_time(std::int32_t tiles, std::int32_t k_blocks, std::int32_t workers,
+                            int block_n) {
   const Schedule s = make_schedule(tiles, k_blocks, workers, true);
-  const double dp = static_cast<double>((tiles + workers - 1) / workers) * k_blocks;
   const std::int64_t iters = std::int64_t{s.sk_tiles} * k_blocks;
   const std::int64_t per_worker = (iters + workers - 1) / workers;
   const std::int64_t peers = (k_blocks + per_worker - 1) / per_worker;
   const double partial_cost = 2.0 * block_n / 256.0;
-  const double sk = static_cast<double>(s.dp_tiles / workers) * k_blocks +
-                    static_cast<double>(per_worker) +
-                    partial_cost * static_cast<double>(1 + peers);
-  return sk < kStreamKGain * dp;
+  return static_cast<double>(s.dp_tiles / workers) * k_blocks + static_cast<double>(per_worker) +
+         partial_cost * static_cast<double>(1 + peers);
+}
+
+inline bool stream_k_pays(std::int32_t tiles, std::int32_t k_blocks, std::int32_t workers,
+                          int block_n) {
+  if (k_blocks < kMinStreamKBlocks || !stream_k_fits(tiles, k_blocks, workers)) return false;
+  return stream_k_time(tiles, k_blocks, workers, block_n) <
+         kStreamKGain * data_parallel_time(tiles, k_blocks, workers);
 }
 
 // ---- the workspace ------------------------------------------------------------------------------

@@ -306,7 +306,6 @@ TEST(GemmEdge, TmaStoresStayInsideTheViewAndLeaveLessThanAChunk) {
   }
 }
 
-
 // ---- the stream-K schedule --------------------------------------------------------------------
 
 namespace sk = ops::detail::gemm;
@@ -370,7 +369,8 @@ void check_schedule(std::int32_t tiles, std::int32_t k, std::int32_t workers, bo
         case sk::UnitKind::kFinish:
           ASSERT_EQ(u.kb_begin, 0);
           ASSERT_LT(u.kb_end, k);
-          ASSERT_EQ(i + 1, mine.size()) << "worker " << w << " finishes a tile before its last unit";
+          ASSERT_EQ(i + 1, mine.size())
+              << "worker " << w << " finishes a tile before its last unit";
           ASSERT_EQ(finisher[static_cast<std::size_t>(u.tile)], -1) << "two finishers";
           finisher[static_cast<std::size_t>(u.tile)] = w;
           break;
@@ -431,7 +431,8 @@ void check_schedule(std::int32_t tiles, std::int32_t k, std::int32_t workers, bo
 }
 
 TEST(GemmStreamK, ScheduleCoversEveryIterationOnceWithoutDeadlock) {
-  const std::int32_t kTiles[] = {1, 2, 3, 5, 8, 9, 17, 31, 32, 33, 72, 131, 132, 133, 144, 263, 288};
+  const std::int32_t kTiles[] = {1,  2,  3,   5,   8,   9,   17,  31, 32,
+                                 33, 72, 131, 132, 133, 144, 263, 288};
   const std::int32_t kK[] = {1, 2, 3, 7, 8, 16, 112};
   const std::int32_t kWorkers[] = {1, 2, 3, 5, 7, 64, 131, 132};
   for (std::int32_t tiles : kTiles)
@@ -473,6 +474,36 @@ TEST(GemmStreamK, HeuristicSplitsBadlyQuantizedShapesOnly) {
   EXPECT_FALSE(sk::stream_k_pays(132 * 8, 64, 132, 256));
   // Too few k-blocks to share.
   EXPECT_FALSE(sk::stream_k_pays(72, 7, 132, 256));
+}
+
+TEST(GemmStreamK, ConfigChoiceWithSplit) {
+  using ops::detail::gemm::choose_config;
+  using ops::detail::gemm::choose_config_split;
+  // M = 2048, N = 2112: split 128 x 256 tiles (144, 123 k-blocks a CTA) beat 272 narrow tiles.
+  auto c = choose_config_split(2048, 2112, 7168, 132, 0, true);
+  EXPECT_EQ(c.config, 0);
+  EXPECT_TRUE(c.split);
+  c = choose_config_split(1024, 2112, 7168, 132, 0, true);
+  EXPECT_EQ(c.config, 0);
+  EXPECT_TRUE(c.split);
+  c = choose_config_split(8192, 8192, 8192, 132, 0, true);
+  EXPECT_EQ(c.config, 0);
+  EXPECT_FALSE(c.split);
+  // No split allowed (stream_k = 1, or clusters of 2): exactly the wave model of choose_config.
+  const std::int64_t kShapes[][3] = {{2048, 2112, 7168},
+                                     {128, 4096, 4096},
+                                     {1024, 4096, 4096},
+                                     {512, 11008, 4096},
+                                     {4096, 4096, 4096}};
+  for (const auto& m : kShapes) {
+    EXPECT_EQ(choose_config_split(m[0], m[1], m[2], 132, 1, true).config,
+              choose_config(m[0], m[1], 132));
+    EXPECT_EQ(choose_config_split(m[0], m[1], m[2], 132, 0, false).config,
+              choose_config(m[0], m[1], 132));
+    EXPECT_FALSE(choose_config_split(m[0], m[1], m[2], 132, 1, true).split);
+  }
+  // Forced on: always split.
+  EXPECT_TRUE(choose_config_split(4096, 4096, 4096, 132, 2, true).split);
 }
 
 TEST(GemmStreamK, WorkspaceLayout) {

@@ -120,8 +120,8 @@ struct GemmPlan {
   int config;
   int cluster_m;
   int raster_group;
-  int ctas;          // persistent grid (0: no main kernel, the edge kernel did all of D)
-  int edge_columns;  // D's last columns computed by the edge kernel (Path::kTma; < 16 B per row)
+  int ctas;            // persistent grid (0: no main kernel, the edge kernel did all of D)
+  int edge_columns;    // D's last columns computed by the edge kernel (Path::kTma; < 16 B per row)
   int stream_k_tiles;  // tiles split along K (0: all tiles data-parallel)
   std::size_t workspace_bytes;  // the stream-K workspace this launch used (0: none)
 };
