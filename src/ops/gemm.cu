@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #include "gemm_edge.cuh"
 #include "gemm_kernel.cuh"
@@ -179,6 +180,35 @@ void check_args(const GemmArgs& g, Path path, const GemmTuning& t) {
                   " is negative: use 0 (choose) or a group of >= 1 tile rows"));
   if (t.max_ctas < 0)
     fail(kOp, cat("tuning.max_ctas = ", t.max_ctas, " is negative: use 0 (no cap) or >= 1"));
+  if (t.stream_k < 0 || t.stream_k > 2)
+    fail(kOp, cat("tuning.stream_k = ", t.stream_k,
+                  " is not 0 (choose), 1 (off: data-parallel tiles) or 2 (on: split the last "
+                  "waves along K)"));
+  if (t.stream_k == 2 && t.cluster_m == 2)
+    fail(kOp,
+         "tuning.stream_k = 2 with tuning.cluster_m = 2: stream-K runs clusters of 1 CTA only "
+         "(the B multicast pairs two CTAs' k-loops); use cluster_m = 0 or 1, or stream_k = 0 "
+         "or 1");
+
+  if ((g.workspace == nullptr) != (g.workspace_bytes == 0))
+    fail(kOp, cat("workspace = ", g.workspace, " with workspace_bytes = ", g.workspace_bytes,
+                  ": pass both (a buffer of at least gemm_workspace_bytes() bytes) or neither "
+                  "(gemm allocates one stream-ordered when it splits)"));
+  if (g.workspace != nullptr) {
+    if (reinterpret_cast<std::uintptr_t>(g.workspace) % 16 != 0)
+      fail(kOp, cat("workspace = ", g.workspace,
+                    " is not 16-byte aligned (the partial tiles are stored as float4): use an "
+                    "aligned allocation or offset"));
+    const auto base = reinterpret_cast<std::uintptr_t>(g.workspace);
+    const Range w{base, base + g.workspace_bytes};
+    // C only when it is read (beta != 0); otherwise its range stands in for D's.
+    const Range c = with_c ? footprint(g.c, g.m, g.n, g.ldc, MatrixLayout::kRowMajor, cd) : d;
+    const std::pair<const char*, Range> others[] = {{"a", a}, {"b", b}, {"d", d}, {"c", c}};
+    for (const auto& [name, range] : others)
+      if (overlaps(w, range))
+        fail(kOp, cat("workspace ", range_string(w), " overlaps ", name, " ", range_string(range),
+                      ": the workspace is scratch the kernel writes; give it its own buffer"));
+  }
 }
 
 // The tiled-mode map of a 16-bit operand, loaded in 64 x 64 atoms (SwizzledTile128).
@@ -214,72 +244,213 @@ TensorMapSpec output_spec(DataType dt, const void* p, std::int64_t m, std::int64
   return s;
 }
 
-struct Launch {
-  TensorMap maps[4];  // a, b, c, d
-  Params params;
-  int cluster_m;
-  int max_ctas;
-  cudaStream_t stream;
-};
-
-template <int kConfig, bool kF16, MatrixMajor kA, MatrixMajor kB, bool kTma>
-int launch(const Launch& l) {
-  using Cfg = Config<kConfig>;
-  const auto kernel = gemm_kernel<kConfig, kF16, kA, kB, kTma>;
-  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  static_cast<int>(Cfg::kSmemBytes)),
-             "cudaFuncSetAttribute(max dynamic shared memory)");
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = static_cast<unsigned>(l.cluster_m);
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(static_cast<unsigned>(l.cluster_m));
-  cfg.blockDim = dim3(kThreads);
-  cfg.dynamicSmemBytes = Cfg::kSmemBytes;
-  cfg.stream = l.stream;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
-  // A persistent grid: as many clusters as can be resident at once (clusters live inside one GPC,
-  // so this can be fewer than SMs / cluster_m), at most one per cluster tile.
-  int clusters = 0;
-  check_cuda(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg),
-             "cudaOccupancyMaxActiveClusters");
-  if (clusters < 1)
-    throw Error(cat("tma::ops::gemm: no cluster of ", l.cluster_m, " CTAs with ", kThreads,
-                    " threads and ", Cfg::kSmemBytes,
-                    " B of shared memory fits on this GPU (is another context holding its "
-                    "shared memory, or is it not an sm_90 GPU?)"),
-                0);
-  std::int64_t n = std::min<std::int64_t>(clusters, l.params.cluster_tiles);
-  if (l.max_ctas > 0)
-    n = std::max<std::int64_t>(1, std::min<std::int64_t>(n, l.max_ctas / l.cluster_m));
-  cfg.gridDim = dim3(static_cast<unsigned>(n * l.cluster_m));
-  check_cuda(cudaLaunchKernelEx(&cfg, kernel, l.maps[0], l.maps[1], l.maps[2], l.maps[3], l.params),
-             "launching gemm_kernel");
-  return static_cast<int>(n * l.cluster_m);
-}
+// Every kernel instance has this signature (the maps are __grid_constant__ by value).
+using KernelFn = void (*)(TensorMap, TensorMap, TensorMap, TensorMap, Params);
 
 // Run-time choices -> one of the compiled kernels.
 template <bool kTma>
-int dispatch(int config, bool f16, MatrixMajor a, MatrixMajor b, const Launch& l) {
-  const auto with_majors = [&](auto cfg, auto is_f16) {
+KernelFn kernel_for(int config, bool f16, MatrixMajor a, MatrixMajor b) {
+  const auto with_majors = [&](auto cfg, auto is_f16) -> KernelFn {
     constexpr int kC = decltype(cfg)::value;
     constexpr bool kF = decltype(is_f16)::value;
     constexpr MatrixMajor K = MatrixMajor::kK, MN = MatrixMajor::kMN;
-    if (a == K && b == K) return launch<kC, kF, K, K, kTma>(l);
-    if (a == K && b == MN) return launch<kC, kF, K, MN, kTma>(l);
-    if (a == MN && b == K) return launch<kC, kF, MN, K, kTma>(l);
-    return launch<kC, kF, MN, MN, kTma>(l);
+    if (a == K && b == K) return gemm_kernel<kC, kF, K, K, kTma>;
+    if (a == K && b == MN) return gemm_kernel<kC, kF, K, MN, kTma>;
+    if (a == MN && b == K) return gemm_kernel<kC, kF, MN, K, kTma>;
+    return gemm_kernel<kC, kF, MN, MN, kTma>;
   };
   const auto with_type = [&](auto cfg) {
     return f16 ? with_majors(cfg, std::true_type{}) : with_majors(cfg, std::false_type{});
   };
-  static_assert(kNumGemmConfigs == 2, "dispatch() lists every configuration");
+  static_assert(kNumGemmConfigs == 2, "kernel_for() and smem_bytes_for() list every configuration");
   return config == 0 ? with_type(std::integral_constant<int, 0>{})
                      : with_type(std::integral_constant<int, 1>{});
 }
+
+std::uint32_t smem_bytes_for(int config) {
+  return config == 0 ? Config<0>::kSmemBytes : Config<1>::kSmemBytes;
+}
+
+cudaLaunchConfig_t launch_config(int cluster_m, std::uint32_t smem, cudaStream_t stream,
+                                 cudaLaunchAttribute* attr) {
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = static_cast<unsigned>(cluster_m);
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(cluster_m));
+  cfg.blockDim = dim3(kThreads);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = stream;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  return cfg;
+}
+
+// How many clusters of `cluster_m` CTAs of `kernel` can be resident at once (clusters live inside
+// one GPC, so this can be fewer than SMs / cluster_m): the persistent grid's limit.
+int max_clusters(KernelFn kernel, std::uint32_t smem, int cluster_m) {
+  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(smem)),
+             "cudaFuncSetAttribute(max dynamic shared memory)");
+  cudaLaunchAttribute attr[1];
+  const cudaLaunchConfig_t cfg = launch_config(cluster_m, smem, nullptr, attr);
+  int clusters = 0;
+  check_cuda(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg),
+             "cudaOccupancyMaxActiveClusters");
+  if (clusters < 1)
+    throw Error(cat("tma::ops::gemm: no cluster of ", cluster_m, " CTAs with ", kThreads,
+                    " threads and ", smem,
+                    " B of shared memory fits on this GPU (is another context holding its "
+                    "shared memory, or is it not an sm_90 GPU?)"),
+                0);
+  return clusters;
+}
+
+// Everything gemm_tuned decides before it launches (gemm_workspace_bytes stops here).
+struct Resolved {
+  Params p;
+  int config;
+  int cluster_m;
+  std::int64_t n_main;  // D's columns the main kernel computes (0: none, only the edge kernel)
+  KernelFn kernel;      // null when n_main == 0
+  int workers;          // persistent clusters
+  std::uint64_t workspace_bytes;  // 0 unless the schedule splits
+};
+
+// The cluster's workers: all resident clusters, at most one per tile unless the tiles are split
+// (then every worker gets a share of the iterations), capped by tuning.max_ctas.
+int workers_for(int clusters, std::int64_t tiles, bool split, int max_ctas, int cluster_m) {
+  std::int64_t n = split ? clusters : std::min<std::int64_t>(clusters, tiles);
+  if (max_ctas > 0) n = std::max<std::int64_t>(1, std::min<std::int64_t>(n, max_ctas / cluster_m));
+  return static_cast<int>(n);
+}
+
+Resolved resolve(const GemmArgs& g, Path path, const GemmTuning& tuning) {
+  check_args(g, path, tuning);
+  int dev = 0, sms = 0, cc_major = 0, cc_minor = 0;
+  check_cuda(cudaGetDevice(&dev), "cudaGetDevice");
+  check_cuda(cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, dev),
+             "compute capability query");
+  check_cuda(cudaDeviceGetAttribute(&cc_minor, cudaDevAttrComputeCapabilityMinor, dev),
+             "compute capability query");
+  if (cc_major != 9 || cc_minor != 0)
+    throw Error(
+        cat("tma::ops::gemm: device ", dev, " has compute capability ", cc_major, ".", cc_minor,
+            "; the GEMM kernels are built for sm_90a (wgmma, setmaxnreg) and "
+            "run only on compute capability 9.0 (H100 / H200)"),
+        0);
+  check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "SM count query");
+
+  Resolved r{};
+  // The TMA path's kernel computes D's first n_main columns, which end on a 16-byte boundary of
+  // each row (its TMA stores write whole 16-byte chunks: tma_store_columns), and the edge kernel
+  // the rest; the ordinary path's stores are bounds-checked element by element at the edge, so
+  // its kernel computes all n columns.
+  const int cd = element_bytes(g.d_dtype);
+  r.n_main = path == Path::kTma ? tma_store_columns(g.n, cd) : g.n;
+  // Stream-K needs clusters of 1 (the multicast pairs two CTAs' k-loops; a split would have to
+  // split both alike), so it is decided first, with the configuration.
+  const bool may_split = tuning.stream_k != 1 && tuning.cluster_m != 2;
+  const ConfigChoice choice =
+      choose_config_split(g.m, r.n_main, g.k, sms, tuning.stream_k, may_split);
+  r.config = tuning.config >= 0 ? tuning.config : choice.config;
+  const int block_n = kGemmConfigs[r.config].block_n;
+  Params& p = r.p;
+  p.m = static_cast<std::int32_t>(g.m);
+  p.n = static_cast<std::int32_t>(r.n_main);
+  p.k = static_cast<std::int32_t>(g.k);
+  p.alpha = g.alpha;
+  p.beta = g.beta;
+  p.tiles_m = static_cast<std::int32_t>((g.m + kBlockM - 1) / kBlockM);
+  p.tiles_n = static_cast<std::int32_t>((r.n_main + block_n - 1) / block_n);
+  p.k_blocks = static_cast<std::int32_t>((g.k + kBlockK - 1) / kBlockK);
+  p.raster_group = tuning.raster_group > 0 ? tuning.raster_group : kDefaultRasterGroup;
+  p.out = g.d_dtype == DataType::kBFloat16  ? OutKind::kBF16
+          : g.d_dtype == DataType::kFloat16 ? OutKind::kF16
+                                            : OutKind::kF32;
+  const int ab = element_bytes(g.a_dtype);
+  p.a = static_cast<const unsigned char*>(g.a);
+  p.b = static_cast<const unsigned char*>(g.b);
+  p.c = static_cast<const unsigned char*>(g.beta != 0.0f ? g.c : g.d);
+  p.d = static_cast<unsigned char*>(g.d);
+  p.lda_bytes = g.lda * ab;
+  p.ldb_bytes = g.ldb * ab;
+  p.ldc_bytes = (g.beta != 0.0f ? g.ldc : g.ldd) * cd;
+  p.ldd_bytes = g.ldd * cd;
+
+  const auto cluster_tiles_for = [&](int cluster_m) {
+    const std::int64_t rows = (p.tiles_m + cluster_m - 1) / cluster_m;
+    const std::int64_t tiles = rows * p.tiles_n;
+    if (tiles > std::numeric_limits<std::int32_t>::max())
+      fail(kOp, cat("m = ", g.m, " x n = ", g.n, " makes ", tiles,
+                    " output tiles, more than the kernel's 2^31 - 1: split the product"));
+    return tiles;
+  };
+  if (r.n_main == 0) {
+    // No main kernel (a row of D has fewer than 16 bytes): the edge kernel computes all of D.
+    r.cluster_m = 1;
+    p.cluster_rows = p.tiles_m;
+    p.cluster_tiles = p.tiles_m * p.tiles_n;
+    p.sched = make_schedule(p.cluster_tiles, p.k_blocks, 1, false);
+    return r;
+  }
+  const bool f16 = g.a_dtype == DataType::kFloat16;
+  const MatrixMajor a_major =
+      g.a_layout == MatrixLayout::kRowMajor ? MatrixMajor::kK : MatrixMajor::kMN;
+  const MatrixMajor b_major =
+      g.b_layout == MatrixLayout::kColMajor ? MatrixMajor::kK : MatrixMajor::kMN;
+  r.kernel = path == Path::kTma ? kernel_for<true>(r.config, f16, a_major, b_major)
+                                : kernel_for<false>(r.config, f16, a_major, b_major);
+  const std::uint32_t smem = smem_bytes_for(r.config);
+
+  bool split = false;
+  int clusters = 0;
+  if (may_split) {
+    const std::int64_t tiles = cluster_tiles_for(1);
+    clusters = max_clusters(r.kernel, smem, 1);
+    const int workers = workers_for(clusters, tiles, true, tuning.max_ctas, 1);
+    const auto t32 = static_cast<std::int32_t>(tiles);
+    if (tuning.stream_k == 2) {
+      if (!stream_k_fits(t32, p.k_blocks, workers))
+        fail(kOp,
+             cat("tuning.stream_k = 2 but the split tiles x ", p.k_blocks, " k-blocks (k = ", g.k,
+                 ") reach 2^31 iterations, beyond the kernel's 32-bit schedule: use "
+                 "stream_k = 0 or 1, or split the product along k"));
+      split = true;
+    } else {
+      // The configuration's choice when it made one (estimated with workers = SMs); else the
+      // same rule for the configuration given.
+      split =
+          (tuning.config < 0 ? choice.split : stream_k_pays(t32, p.k_blocks, workers, block_n)) &&
+          stream_k_fits(t32, p.k_blocks, workers);
+    }
+  }
+  r.cluster_m = path != Path::kTma     ? 1
+                : split                ? 1
+                : tuning.cluster_m > 0 ? tuning.cluster_m
+                                       : choose_cluster_m(p.tiles_m);
+  p.cluster_rows = (p.tiles_m + r.cluster_m - 1) / r.cluster_m;
+  p.cluster_tiles = static_cast<std::int32_t>(cluster_tiles_for(r.cluster_m));
+  if (!split || clusters == 0) clusters = max_clusters(r.kernel, smem, r.cluster_m);
+  r.workers = workers_for(clusters, p.cluster_tiles, split, tuning.max_ctas, r.cluster_m);
+  p.sched = make_schedule(p.cluster_tiles, p.k_blocks, r.workers, split);
+  if (split) r.workspace_bytes = workspace_bytes(r.workers, kBlockM, block_n);
+  return r;
+}
+
+// A stream-ordered allocation freed (stream-ordered) when it goes out of scope, also when a
+// launch in between throws.
+struct AsyncBuffer {
+  void* p = nullptr;
+  cudaStream_t stream = nullptr;
+  AsyncBuffer() = default;
+  AsyncBuffer(const AsyncBuffer&) = delete;
+  AsyncBuffer& operator=(const AsyncBuffer&) = delete;
+  ~AsyncBuffer() {
+    if (p != nullptr) cudaFreeAsync(p, stream);
+  }
+};
 
 // The edge kernel for D's columns [col0, g.n) (fewer than kMaxEdgeColumns), on `stream`.
 void launch_edge(const GemmArgs& g, std::int64_t col0, cudaStream_t stream) {
@@ -337,92 +508,68 @@ void gemm_tuned(const GemmArgs& g, cudaStream_t stream, Path path, const GemmTun
                 GemmPlan* plan) {
   namespace d = detail::gemm;
   using detail::cat;
-  d::check_args(g, path, tuning);
-
-  int dev = 0, sms = 0, cc_major = 0, cc_minor = 0;
-  d::check_cuda(cudaGetDevice(&dev), "cudaGetDevice");
-  d::check_cuda(cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, dev),
-                "compute capability query");
-  d::check_cuda(cudaDeviceGetAttribute(&cc_minor, cudaDevAttrComputeCapabilityMinor, dev),
-                "compute capability query");
-  if (cc_major != 9 || cc_minor != 0)
-    throw Error(
-        cat("tma::ops::gemm: device ", dev, " has compute capability ", cc_major, ".", cc_minor,
-            "; the GEMM kernels are built for sm_90a (wgmma, setmaxnreg) and "
-            "run only on compute capability 9.0 (H100 / H200)"),
-        0);
-  d::check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev),
-                "SM count query");
-
-  // The TMA path's kernel computes D's first n_main columns, which end on a 16-byte boundary of
-  // each row (its TMA stores write whole 16-byte chunks: d::tma_store_columns), and the edge
-  // kernel the rest; the ordinary path's stores are bounds-checked element by element at the
-  // edge, so its kernel computes all n columns.
-  const int cd = element_bytes(g.d_dtype);
-  const std::int64_t n_main = path == Path::kTma ? d::tma_store_columns(g.n, cd) : g.n;
-  const int config = tuning.config >= 0 ? tuning.config : d::choose_config(g.m, n_main, sms);
-  const int block_n = kGemmConfigs[config].block_n;
-  d::Params p{};
-  p.m = static_cast<std::int32_t>(g.m);
-  p.n = static_cast<std::int32_t>(n_main);
-  p.k = static_cast<std::int32_t>(g.k);
-  p.alpha = g.alpha;
-  p.beta = g.beta;
-  p.tiles_m = static_cast<std::int32_t>((g.m + d::kBlockM - 1) / d::kBlockM);
-  p.tiles_n = static_cast<std::int32_t>((n_main + block_n - 1) / block_n);
-  p.k_blocks = static_cast<std::int32_t>((g.k + d::kBlockK - 1) / d::kBlockK);
-  const int cluster_m = path != Path::kTma     ? 1
-                        : tuning.cluster_m > 0 ? tuning.cluster_m
-                                               : d::choose_cluster_m(p.tiles_m);
-  p.cluster_rows = (p.tiles_m + cluster_m - 1) / cluster_m;
-  p.raster_group = tuning.raster_group > 0 ? tuning.raster_group : d::kDefaultRasterGroup;
-  const std::int64_t cluster_tiles = std::int64_t{p.cluster_rows} * p.tiles_n;
-  if (cluster_tiles > std::numeric_limits<std::int32_t>::max())
-    detail::fail(d::kOp, cat("m = ", g.m, " x n = ", g.n, " makes ", cluster_tiles,
-                             " output tiles, more than the kernel's 2^31 - 1: split the product"));
-  p.cluster_tiles = static_cast<std::int32_t>(cluster_tiles);
-  p.out = g.d_dtype == DataType::kBFloat16  ? d::OutKind::kBF16
-          : g.d_dtype == DataType::kFloat16 ? d::OutKind::kF16
-                                            : d::OutKind::kF32;
-  const int ab = element_bytes(g.a_dtype);
-  p.a = static_cast<const unsigned char*>(g.a);
-  p.b = static_cast<const unsigned char*>(g.b);
-  p.c = static_cast<const unsigned char*>(g.beta != 0.0f ? g.c : g.d);
-  p.d = static_cast<unsigned char*>(g.d);
-  p.lda_bytes = g.lda * ab;
-  p.ldb_bytes = g.ldb * ab;
-  p.ldc_bytes = (g.beta != 0.0f ? g.ldc : g.ldd) * cd;
-  p.ldd_bytes = g.ldd * cd;
-
-  const MatrixMajor a_major =
-      g.a_layout == MatrixLayout::kRowMajor ? MatrixMajor::kK : MatrixMajor::kMN;
-  const MatrixMajor b_major =
-      g.b_layout == MatrixLayout::kColMajor ? MatrixMajor::kK : MatrixMajor::kMN;
-
-  d::Launch l{};
-  l.params = p;
-  l.cluster_m = cluster_m;
-  l.max_ctas = tuning.max_ctas;
-  l.stream = stream;
+  d::Resolved r = d::resolve(g, path, tuning);
+  d::Params& p = r.p;
   int ctas = 0;  // no main kernel when a row of D has fewer than 16 bytes (n_main == 0)
-  if (n_main > 0) {
+  d::AsyncBuffer own;
+  if (r.n_main > 0) {
+    TensorMap maps[4]{};  // a, b, c, d; unused (zeros) on the ordinary path
     if (path == Path::kTma) {
-      l.maps[0] = make_tensor_map(d::operand_spec(g.a_dtype, g.a, a_major, g.m, g.k, g.lda));
-      l.maps[1] = make_tensor_map(d::operand_spec(g.b_dtype, g.b, b_major, g.n, g.k, g.ldb));
-      l.maps[3] = make_tensor_map(d::output_spec(g.d_dtype, g.d, g.m, n_main, g.ldd));
+      const MatrixMajor a_major =
+          g.a_layout == MatrixLayout::kRowMajor ? MatrixMajor::kK : MatrixMajor::kMN;
+      const MatrixMajor b_major =
+          g.b_layout == MatrixLayout::kColMajor ? MatrixMajor::kK : MatrixMajor::kMN;
+      maps[0] = make_tensor_map(d::operand_spec(g.a_dtype, g.a, a_major, g.m, g.k, g.lda));
+      maps[1] = make_tensor_map(d::operand_spec(g.b_dtype, g.b, b_major, g.n, g.k, g.ldb));
+      maps[3] = make_tensor_map(d::output_spec(g.d_dtype, g.d, g.m, r.n_main, g.ldd));
       // C is only read: its map keeps all n columns (the loads past n_main are discarded).
-      l.maps[2] = g.beta != 0.0f ? make_tensor_map(d::output_spec(g.c_dtype, g.c, g.m, g.n, g.ldc))
-                                 : l.maps[3];
+      maps[2] = g.beta != 0.0f ? make_tensor_map(d::output_spec(g.c_dtype, g.c, g.m, g.n, g.ldc))
+                               : maps[3];
     }
-    const bool f16 = g.a_dtype == DataType::kFloat16;
-    ctas = path == Path::kTma ? d::dispatch<true>(config, f16, a_major, b_major, l)
-                              : d::dispatch<false>(config, f16, a_major, b_major, l);
+    if (r.workspace_bytes > 0) {
+      void* ws = g.workspace;
+      if (ws == nullptr) {
+        own.stream = stream;
+        d::check_cuda(cudaMallocAsync(&own.p, r.workspace_bytes, stream),
+                      "cudaMallocAsync(stream-K workspace; pass GemmArgs::workspace to avoid it)");
+        ws = own.p;
+      } else if (g.workspace_bytes < r.workspace_bytes) {
+        detail::fail(d::kOp,
+                     cat("workspace_bytes = ", g.workspace_bytes, " but this launch splits ",
+                         p.sched.sk_tiles, " tiles along K over ", r.workers, " CTAs and needs ",
+                         r.workspace_bytes,
+                         " B: pass gemm_workspace_bytes(args, path, tuning) bytes (or no "
+                         "workspace: gemm allocates one)"));
+      }
+      auto* bytes = static_cast<unsigned char*>(ws);
+      const std::uint64_t flag_bytes = d::workspace_flag_bytes(r.workers);
+      p.sk_flags = reinterpret_cast<std::uint32_t*>(bytes);
+      p.sk_slots = reinterpret_cast<float*>(bytes + flag_bytes);
+      d::check_cuda(cudaMemsetAsync(ws, 0, flag_bytes, stream), "cudaMemsetAsync(stream-K flags)");
+    }
+    const std::uint32_t smem = d::smem_bytes_for(r.config);
+    cudaLaunchAttribute attr[1];
+    cudaLaunchConfig_t cfg = d::launch_config(r.cluster_m, smem, stream, attr);
+    ctas = r.workers * r.cluster_m;
+    cfg.gridDim = dim3(static_cast<unsigned>(ctas));
+    d::check_cuda(cudaLaunchKernelEx(&cfg, r.kernel, maps[0], maps[1], maps[2], maps[3], p),
+                  "launching gemm_kernel");
   }
   // Same stream, after the main kernel; the two write disjoint columns of D. In place (C == D),
   // the main kernel only reads the edge columns, so the edge kernel still finds C there.
-  if (n_main < g.n) d::launch_edge(g, n_main, stream);
+  if (r.n_main < g.n) d::launch_edge(g, r.n_main, stream);
   if (plan != nullptr)
-    *plan = GemmPlan{config, cluster_m, p.raster_group, ctas, static_cast<int>(g.n - n_main)};
+    *plan = GemmPlan{r.config,
+                     r.cluster_m,
+                     p.raster_group,
+                     ctas,
+                     static_cast<int>(g.n - r.n_main),
+                     p.sched.sk_tiles,
+                     static_cast<std::size_t>(r.workspace_bytes)};
+}
+
+std::size_t gemm_workspace_bytes(const GemmArgs& args, Path path, const GemmTuning& tuning) {
+  return static_cast<std::size_t>(detail::gemm::resolve(args, path, tuning).workspace_bytes);
 }
 
 void gemm(const GemmArgs& args, cudaStream_t stream, Path path) {

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 
+#include "gemm_schedule.hpp"
 #include "plan.hpp"
 #include "tma/ops/gemm.hpp"
 
@@ -35,8 +36,10 @@ inline constexpr std::uint32_t kAlign = 1024;          // SWIZZLE_128B repeats e
 // Epilogue staging: per consumer warpgroup two buffers of 64 rows x 128 B (one swizzle row each).
 inline constexpr std::uint32_t kEpiBufferBytes = 64 * 128;
 inline constexpr std::uint32_t kEpiBytes = kConsumerWarpgroups * 2 * kEpiBufferBytes;
-// Named barriers: 0 is __syncthreads; consumer warpgroup w syncs its epilogue on 1 + w.
+// Named barriers: 0 is __syncthreads; consumer warpgroup w syncs its epilogue on 1 + w and its
+// stream-K handoff (the flag poll, the slot writes) on 3 + w.
 inline constexpr std::uint32_t kEpilogueBarrier = 1;
+inline constexpr std::uint32_t kStreamKBarrier = 3;
 
 // The compiled configurations (kGemmConfigs in ops/gemm.hpp, by index) as types.
 template <int kIndex>
@@ -73,6 +76,13 @@ struct Params {
   std::int32_t raster_group;   // cluster rows per raster group
   std::int32_t cluster_tiles;  // cluster_rows x tiles_n (< 2^31: checked by the host)
   OutKind out;
+  // Which units each CTA (cluster) computes: whole tiles, and the stream-K split ones
+  // (gemm_schedule.hpp); workers = gridDim.x / cluster_m.
+  Schedule sched;
+  // Stream-K workspace (null when sched.sk_tiles == 0): 2 flags per worker, zeroed before the
+  // launch, and one slot of kBlockM x kBlockN fp32 per worker (gemm_schedule.hpp).
+  std::uint32_t* sk_flags;
+  float* sk_slots;
   // Ordinary path only: pointers and leading dimensions in bytes.
   const unsigned char* a;
   const unsigned char* b;
@@ -115,6 +125,41 @@ inline int choose_config(std::int64_t m, std::int64_t n, int sm_count) {
     return static_cast<double>((tiles + sm_count - 1) / sm_count);
   };
   return waves(128) * kNarrowTileTime < waves(256) ? 1 : 0;
+}
+
+// The configuration and the split together (tuning.config = -1): the configuration whose
+// schedule (split when stream_k_pays, or always with stream_k = 2; never when `may_split` is
+// false) takes the least time, in 128 x 256 k-block times (a 128 x 128 k-block: kNarrowTileTime).
+// With no split this is choose_config's wave model. A split schedule levels the waves, so it
+// prefers 128 x 256 tiles more often (M = 2048, N = 2112: 144 tiles split beat 272 narrow ones).
+// `workers`: the SM count (one CTA per SM; the launch uses the occupancy, which is the same for
+// clusters of 1). A guess until measured, like the parts it is made of.
+struct ConfigChoice {
+  int config;
+  bool split;
+};
+inline ConfigChoice choose_config_split(std::int64_t m, std::int64_t n, std::int64_t k, int workers,
+                                        int stream_k, bool may_split) {
+  ConfigChoice best{0, false};
+  double best_time = 0;
+  for (int config = 0; config < kNumGemmConfigs; ++config) {
+    const int block_n = kGemmConfigs[config].block_n;
+    const std::int64_t tiles64 = ((m + kBlockM - 1) / kBlockM) * ((n + block_n - 1) / block_n);
+    if (tiles64 > (std::int64_t{1} << 30)) return ConfigChoice{choose_config(m, n, workers), false};
+    const auto tiles = static_cast<std::int32_t>(tiles64);
+    const auto k_blocks = static_cast<std::int32_t>((k + kBlockK - 1) / kBlockK);
+    const double scale = block_n == 256 ? 1.0 : kNarrowTileTime;
+    bool split = false;
+    if (may_split && stream_k_fits(tiles, k_blocks, workers))
+      split = stream_k == 2 || (stream_k == 0 && stream_k_pays(tiles, k_blocks, workers, block_n));
+    const double t = scale * (split ? stream_k_time(tiles, k_blocks, workers, block_n)
+                                    : data_parallel_time(tiles, k_blocks, workers));
+    if (config == 0 || t < best_time) {
+      best = ConfigChoice{config, split};
+      best_time = t;
+    }
+  }
+  return best;
 }
 
 // 2-CTA clusters along M (sharing B through multicast) when there are tile rows to pair and few

@@ -18,6 +18,14 @@
 // 16-bit elements in SWIZZLE_128B, SwizzledTile128), then 2 x 2 epilogue buffers of 8 KiB.
 // Tile order: clusters walk a grouped raster (tile_of); both CTAs of a cluster take the same
 // tile column and adjacent tile rows, so they share B.
+//
+// Work: each CTA (cluster) walks its units of Params::sched (gemm_schedule.hpp): whole tiles, and
+// with stream-K (clusters of 1 only) pieces of split tiles: the producer loads the unit's
+// k-blocks, the consumers accumulate them; a kPartial unit's sums go to the CTA's workspace slot
+// (each consumer warpgroup its 64 rows, then its flag: bar.sync of the warpgroup, one thread
+// fence.acq_rel.gpu + st.relaxed.gpu), a kFinish unit's finisher adds its peers' slots in worker
+// order (one thread polls the peer's flag with ld.acquire.gpu, then bar.sync of the warpgroup,
+// then every thread ld.global.cg's its own accumulators' values) before the usual epilogue.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -75,17 +83,17 @@ template <class Cfg, MatrixMajor kA, MatrixMajor kB>
 __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsigned char* smem,
                                             const TensorMap* map_a, const TensorMap* map_b,
                                             const Params& p, int rank, int cluster_m) {
-  const int first = static_cast<int>(blockIdx.x) / cluster_m;
-  const int step = static_cast<int>(gridDim.x) / cluster_m;
   const std::uint16_t mask = cta_mask_all(static_cast<std::uint32_t>(cluster_m));
   // With a cluster each CTA loads its half of the B atoms and multicasts them to both.
   const int b_first = cluster_m == 1 ? 0 : rank * (Cfg::kAtomsB / 2);
   const int b_count = Cfg::kAtomsB / cluster_m;
   PipelineState s = pipe.start();
-  for (int t = first; t < p.cluster_tiles; t += step) {
+  Cursor cursor = schedule_start(p.sched, static_cast<int>(blockIdx.x) / cluster_m);
+  Unit u;
+  while (next_unit(p.sched, cursor, u)) {
     int tm, tn;
-    tile_of(p, t, rank, cluster_m, tm, tn);
-    for (int kb = 0; kb < p.k_blocks; ++kb) {
+    tile_of(p, u.tile, rank, cluster_m, tm, tn);
+    for (int kb = u.kb_begin; kb < u.kb_end; ++kb) {
       pipe.producer_acquire(s);
       // Every A and B atom of the stage lands in this CTA: its own copies and the peer's
       // multicast half of B.
@@ -166,11 +174,12 @@ __device__ __forceinline__ void produce_ordinary(Pipeline<Cfg::kStages>& pipe, u
   const int t = static_cast<int>(threadIdx.x);
   const std::uint32_t base = ptx::smem_addr(smem);
   PipelineState s = pipe.start();
-  for (int tile = static_cast<int>(blockIdx.x); tile < p.cluster_tiles;
-       tile += static_cast<int>(gridDim.x)) {
+  Cursor cursor = schedule_start(p.sched, static_cast<int>(blockIdx.x));
+  Unit u;
+  while (next_unit(p.sched, cursor, u)) {
     int tm, tn;
-    tile_of(p, tile, 0, 1, tm, tn);
-    for (int kb = 0; kb < p.k_blocks; ++kb) {
+    tile_of(p, u.tile, 0, 1, tm, tn);
+    for (int kb = u.kb_begin; kb < u.kb_end; ++kb) {
       pipe.producer_acquire(s);
       const std::uint32_t a = base + s.index * Cfg::kStageBytes;
       cp_async_tile<kA, Cfg::kAtomsA>(a, p.a, p.lda_bytes, p.m, p.k, tm * kBlockM, kb * kBlockK, t);
@@ -236,6 +245,96 @@ __device__ __forceinline__ void mainloop(float (&acc)[Cfg::kAccumulators],
   release(previous);
 }
 
+// ---- stream-K handoff ---------------------------------------------------------------------------
+
+// ld.acquire.gpu.global.u32 (PTX ISA 7.0, sm_70). A finisher warpgroup's leader polls a peer's
+// flag with it; the warpgroup's bar.sync that follows extends the acquire to its other threads.
+__device__ __forceinline__ std::uint32_t load_acquire_gpu(const std::uint32_t* p) {
+  std::uint32_t v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+// fence.acq_rel.gpu; st.relaxed.gpu.global.u32 (PTX ISA 7.0, sm_70). A contributor warpgroup's
+// leader publishes the slot its warpgroup wrote (the bar.sync before orders their writes first;
+// the pattern of a grid-wide barrier).
+__device__ __forceinline__ void store_release_gpu(std::uint32_t* p, std::uint32_t v) {
+  asm volatile("fence.acq_rel.gpu;\n\tst.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v)
+               : "memory");
+}
+
+// Prints which flag a finisher gave up on and traps (TMA_DEBUG_HANG_BOUND).
+__device__ __noinline__ inline void report_flag_hang(int peer, int wgc, unsigned long long polls) {
+  printf(
+      "tmakit: gemm stream-K: block %d warpgroup %d gave up waiting for peer %d's flag after %llu "
+      "polls (TMA_DEBUG_HANG_BOUND): the peer never finished its partial tile (a schedule "
+      "mismatch, or flags not zeroed before the launch)\n",
+      blockIdx.x, wgc, peer, polls);
+  __trap();
+}
+
+// The leader thread of a finisher warpgroup: spins until `flag` is set (by peer `peer`).
+template <unsigned long long kBound = ::tma::detail::kHangBoundPolls>
+__device__ __forceinline__ void wait_flag(const std::uint32_t* flag, int peer, int wgc) {
+  unsigned long long polls = 0;
+  while (load_acquire_gpu(flag) == 0) {
+    __nanosleep(32);
+    if constexpr (kBound != 0) {
+      if (++polls >= kBound) report_flag_hang(peer, wgc, polls);
+    }
+  }
+  (void)polls;
+  (void)peer;
+  (void)wgc;
+}
+
+// Warpgroup `wgc`'s part of worker w's slot (gemm_schedule.hpp's layout), as float4.
+template <class Cfg>
+__device__ __forceinline__ float4* slot_part(const Params& p, int w, int wgc) {
+  return reinterpret_cast<float4*>(p.sk_slots +
+                                   static_cast<std::int64_t>(w) * kBlockM * Cfg::kBlockN +
+                                   static_cast<std::int64_t>(wgc) * 64 * Cfg::kBlockN);
+}
+
+// All 128 threads of a consumer warpgroup: its partial sums into worker w's slot, then the flag.
+// st.global.cg: the slot is read once, by another SM, from L2.
+template <class Cfg>
+__device__ __forceinline__ void publish_partial(const float (&acc)[Cfg::kAccumulators],
+                                                const Params& p, int w, int wgc) {
+  const int t = static_cast<int>(threadIdx.x) % kWarpgroupThreads;
+  float4* out = slot_part<Cfg>(p, w, wgc) + t;
+#pragma unroll
+  for (int j = 0; j < Cfg::kAccumulators / 4; ++j) {
+    __stcg(out + j * kWarpgroupThreads,
+           make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]));
+  }
+  named_barrier_sync(kStreamKBarrier + static_cast<std::uint32_t>(wgc), kWarpgroupThreads);
+  if (t == 0) store_release_gpu(p.sk_flags + 2 * w + wgc, 1u);
+}
+
+// All 128 threads of a finisher warpgroup: adds the partial sums of split tile `tile`'s peers,
+// in worker order (a fixed order: the same sums every run), to its own.
+template <class Cfg>
+__device__ __forceinline__ void add_peer_partials(float (&acc)[Cfg::kAccumulators], const Params& p,
+                                                  int tile, int w, int wgc) {
+  const int t = static_cast<int>(threadIdx.x) % kWarpgroupThreads;
+  for (int v = next_peer(p.sched, tile, w); v >= 0; v = next_peer(p.sched, tile, v)) {
+    if (t == 0) wait_flag(p.sk_flags + 2 * v + wgc, v, wgc);
+    named_barrier_sync(kStreamKBarrier + static_cast<std::uint32_t>(wgc), kWarpgroupThreads);
+    const float4* in = slot_part<Cfg>(p, v, wgc) + t;
+#pragma unroll
+    for (int j = 0; j < Cfg::kAccumulators / 4; ++j) {
+      const float4 x = __ldcg(in + j * kWarpgroupThreads);
+      acc[4 * j] += x.x;
+      acc[4 * j + 1] += x.y;
+      acc[4 * j + 2] += x.z;
+      acc[4 * j + 3] += x.w;
+    }
+  }
+}
+
+// ---- consumers: the unit loop -----------------------------------------------------------------
+
 template <class Cfg, bool kF16, MatrixMajor kA, MatrixMajor kB, bool kTma>
 __device__ __forceinline__ void consume(Pipeline<Cfg::kStages>& pipe, unsigned char* smem,
                                         Barrier (&c_bar)[2], const TensorMap* map_c,
@@ -243,20 +342,29 @@ __device__ __forceinline__ void consume(Pipeline<Cfg::kStages>& pipe, unsigned c
                                         int cluster_m) {
   const std::uint32_t smem_base = ptx::smem_addr(smem);
   unsigned char* epi = smem + Cfg::kStages * Cfg::kStageBytes + wgc * 2 * kEpiBufferBytes;
-  const int first = static_cast<int>(blockIdx.x) / cluster_m;
-  const int step = static_cast<int>(gridDim.x) / cluster_m;
+  const int worker = static_cast<int>(blockIdx.x) / cluster_m;
   float acc[Cfg::kAccumulators];
 #pragma unroll
   for (int r = 0; r < Cfg::kAccumulators; ++r)
     acc[r] = 0.0f;
   PipelineState s = pipe.start();
   EpilogueState es;
-  for (int t = first; t < p.cluster_tiles; t += step) {
+  Cursor cursor = schedule_start(p.sched, worker);
+  Unit u;
+  while (next_unit(p.sched, cursor, u)) {
     int tm, tn;
-    tile_of(p, t, rank, cluster_m, tm, tn);
-    mainloop<Cfg, kF16, kA, kB, kTma>(acc, pipe, s, smem_base, wgc, p.k_blocks, cluster_m);
+    tile_of(p, u.tile, rank, cluster_m, tm, tn);
+    mainloop<Cfg, kF16, kA, kB, kTma>(acc, pipe, s, smem_base, wgc, u.kb_end - u.kb_begin,
+                                      cluster_m);
     const EpilogueTile tile{tm * kBlockM + 64 * wgc, tn * Cfg::kBlockN};
-    if (tile.row0 >= p.m) continue;  // a cluster's second CTA past the last tile row
+    // A cluster's second CTA past the last tile row, or a warpgroup's rows past m: nothing to
+    // store; nor, with stream-K, to hand over (contributor and finisher skip the same rows).
+    if (tile.row0 >= p.m) continue;
+    if (u.kind == UnitKind::kPartial) {
+      publish_partial<Cfg>(acc, p, worker, wgc);
+      continue;
+    }
+    if (u.kind == UnitKind::kFinish) add_peer_partials<Cfg>(acc, p, u.tile, worker, wgc);
     switch (p.out) {
       case OutKind::kBF16:
         epilogue<__nv_bfloat16, Cfg::kBlockN, kTma>(acc, p, tile, epi, c_bar, map_c, map_d, wgc,

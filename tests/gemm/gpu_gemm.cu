@@ -1,7 +1,9 @@
 // GPU test of tma::ops::gemm: both paths (TMA and ordinary loads), every operand layout, bf16 and
 // fp16 inputs, bf16 / fp16 / fp32 outputs, ragged, tiny and large shapes, alpha / beta with a
 // separate C and in place (C == D), both tile configurations, 1- and 2-CTA clusters, persistent
-// grids that wrap around many tiles.
+// grids that wrap around many tiles, and stream-K (tuning.stream_k = 2, forced on ragged, tall-K,
+// M = 1 and the N = 2112 LLM shapes; with a caller's workspace poisoned with 0xFF, which the op
+// must zero itself; run twice and compared bit for bit: the fixed summation order).
 //
 // Per case: fresh random inputs (values +-[0.5, 1.5), never zero, rounded to the input type); the
 // whole D allocation poisoned with 0xFF bytes (a NaN in bf16, fp16 and fp32) except, in place, the
@@ -211,6 +213,9 @@ struct Case {
   GemmTuning tuning{};
   int pad = 0;  // extra elements of leading dimension (multiple of 8)
   bool quick = false;
+  // Pass a workspace of gemm_workspace_bytes() (poisoned), run the GEMM twice and require the
+  // same bits both times (stream-K sums in a fixed order). Only with beta = 0 or C separate.
+  bool own_workspace = false;
 };
 
 const char* dtype_name(DataType t) {
@@ -345,6 +350,19 @@ bool run_case(const Case& c, std::uint64_t seed) {
   g.alpha = c.alpha;
   g.beta = c.beta;
   GemmPlan plan{};
+  std::size_t ws_bytes = 0;
+  try {
+    if (c.own_workspace) ws_bytes = tma::ops::gemm_workspace_bytes(g, c.path, c.tuning);
+  } catch (const tma::Error& e) {
+    std::printf("FAIL %-44s gemm_workspace_bytes threw tma::Error: %s\n", c.name.c_str(), e.what());
+    return false;
+  }
+  DeviceBuffer ws(ws_bytes);
+  if (c.own_workspace && ws_bytes > 0) {
+    CHECK_CUDA(cudaMemset(ws.p, 0xFF, ws_bytes));  // the op must zero its flags itself
+    g.workspace = ws.p;
+    g.workspace_bytes = ws_bytes;
+  }
   try {
     tma::ops::gemm_tuned(g, nullptr, c.path, c.tuning, &plan);
   } catch (const tma::Error& e) {
@@ -352,6 +370,22 @@ bool run_case(const Case& c, std::uint64_t seed) {
     return false;
   }
   synchronize_or_die(c.name + ": gemm");
+  bool same_bits = true;
+  if (c.own_workspace) {
+    const std::size_t bytes = static_cast<std::size_t>(c.m * ldd * cd);
+    std::vector<unsigned char> first(bytes), second(bytes);
+    CHECK_CUDA(cudaMemcpy(first.data(), d.p, bytes, cudaMemcpyDeviceToHost));
+    CHECK_CUDA(cudaMemset(d.p, 0xFF, bytes));
+    try {
+      tma::ops::gemm_tuned(g, nullptr, c.path, c.tuning, nullptr);
+    } catch (const tma::Error& e) {
+      std::printf("FAIL %-44s threw tma::Error (second run): %s\n", c.name.c_str(), e.what());
+      return false;
+    }
+    synchronize_or_die(c.name + ": gemm (second run)");
+    CHECK_CUDA(cudaMemcpy(second.data(), d.p, bytes, cudaMemcpyDeviceToHost));
+    same_bits = first == second;
+  }
 
   Stats zero{0, 0, 0, 0, ~0ull};
   CHECK_CUDA(cudaMemcpy(stats.p, &zero, sizeof zero, cudaMemcpyHostToDevice));
@@ -364,9 +398,12 @@ bool run_case(const Case& c, std::uint64_t seed) {
 
   const double rel = s.ref2 > 0 ? std::sqrt(s.err2 / s.ref2) : std::sqrt(s.err2);
   const double bound = bound_for(c);
-  const bool ok = s.unwritten == 0 && s.padding_written == 0 && rel <= bound && std::isfinite(rel);
-  std::printf("%s %-44s rel %.2e (bound %.1e)  config %d cluster %d ctas %d", ok ? "PASS" : "FAIL",
-              c.name.c_str(), rel, bound, plan.config, plan.cluster_m, plan.ctas);
+  const bool ok =
+      s.unwritten == 0 && s.padding_written == 0 && rel <= bound && std::isfinite(rel) && same_bits;
+  std::printf("%s %-44s rel %.2e (bound %.1e)  config %d cluster %d ctas %d sk-tiles %d",
+              ok ? "PASS" : "FAIL", c.name.c_str(), rel, bound, plan.config, plan.cluster_m,
+              plan.ctas, plan.stream_k_tiles);
+  if (!same_bits) std::printf("  SECOND RUN DIFFERS (not deterministic)");
   if (s.unwritten)
     std::printf("  UNWRITTEN %llu elements (first at row %lld col %lld)", s.unwritten,
                 static_cast<long long>(s.first_bad / static_cast<unsigned long long>(c.n)),
@@ -497,6 +534,77 @@ std::vector<Case> all_cases() {
         c.ab = DataType::kBFloat16, c.out = out, c.path = p;
         add(c, "large");
       }
+  // Stream-K forced on (tuning.stream_k = 2): ragged shapes in every layout, a tall K over two
+  // tiles (65 k-blocks each split over up to 130 CTAs: 64 peers per finisher), M = 1, the
+  // N = 2112 LLM shapes that quantize badly on 132 SMs, alpha / beta, both configurations, grids
+  // capped so that each CTA walks several units, the ordinary path, a caller's workspace.
+  const auto streamk = [&](Case c, const std::string& tag) {
+    c.tuning.stream_k = 2;
+    add(c, "streamk/" + tag);
+  };
+  for (DataType out : {DataType::kBFloat16, DataType::kFloat32})
+    for (MatrixLayout al : kLayouts)
+      for (MatrixLayout bl : kLayouts) {
+        Case c{};
+        c.m = 1000, c.n = 777, c.k = 1111;
+        c.a_layout = al, c.b_layout = bl, c.path = Path::kTma, c.pad = 8;
+        c.ab = out == DataType::kFloat32 ? DataType::kFloat16 : DataType::kBFloat16, c.out = out;
+        c.quick = al == MatrixLayout::kRowMajor && bl == MatrixLayout::kColMajor;
+        streamk(c, "ragged");
+      }
+  for (DataType out : {DataType::kBFloat16, DataType::kFloat32}) {
+    Case c{};
+    c.a_layout = MatrixLayout::kRowMajor, c.b_layout = MatrixLayout::kColMajor;
+    c.ab = out == DataType::kFloat32 ? DataType::kFloat16 : DataType::kBFloat16, c.out = out;
+    c.path = Path::kTma;
+    c.m = 200, c.n = 136, c.k = 4100, c.quick = true;
+    streamk(c, "tallk");
+    c.m = 1, c.n = 777, c.k = 4100, c.quick = true;
+    streamk(c, "m1");
+    c.quick = false;
+    for (std::int64_t m : {1024, 2048, 4096}) {
+      c.m = m, c.n = 2112, c.k = 7168;
+      streamk(c, "llm");
+    }
+    c.m = 1024, c.n = 2112, c.k = 7168;
+    c.tuning.stream_k = 0;  // the heuristic's choice (expected: split)
+    add(c, "streamk-auto/llm");
+    c.m = 128, c.n = 2112;
+    add(c, "streamk-auto/llm");
+  }
+  for (CMode mode : {CMode::kSeparate, CMode::kInPlace}) {
+    Case c{};
+    c.m = 1000, c.n = 777, c.k = 1111;
+    c.a_layout = MatrixLayout::kColMajor, c.b_layout = MatrixLayout::kRowMajor;
+    c.ab = DataType::kFloat16, c.out = DataType::kFloat16, c.path = Path::kTma;
+    c.alpha = 1.25f, c.beta = -0.75f, c.c_mode = mode, c.quick = mode == CMode::kInPlace;
+    streamk(c, mode == CMode::kInPlace ? "beta-inplace" : "beta");
+  }
+  for (int config = 0; config < tma::ops::kNumGemmConfigs; ++config)
+    for (int cap : {0, 3, 7}) {
+      Case c{};
+      c.m = 1147, c.n = 600, c.k = 1500;
+      c.a_layout = MatrixLayout::kRowMajor, c.b_layout = MatrixLayout::kRowMajor;
+      c.ab = DataType::kBFloat16, c.out = DataType::kFloat32, c.path = Path::kTma;
+      c.tuning.config = config, c.tuning.max_ctas = cap, c.quick = cap == 3;
+      streamk(c, "cfg" + std::to_string(config) + "-cap" + std::to_string(cap));
+    }
+  for (MatrixLayout al : kLayouts) {
+    Case c{};
+    c.m = 1000, c.n = 777, c.k = 1111;
+    c.a_layout = al, c.b_layout = MatrixLayout::kColMajor;
+    c.ab = DataType::kBFloat16, c.out = DataType::kBFloat16, c.path = Path::kOrdinary;
+    c.quick = al == MatrixLayout::kRowMajor;
+    streamk(c, "ord");
+  }
+  for (int cap : {0, 5}) {
+    Case c{};
+    c.m = 1000, c.n = 777, c.k = 1111;
+    c.a_layout = MatrixLayout::kRowMajor, c.b_layout = MatrixLayout::kRowMajor;
+    c.ab = DataType::kBFloat16, c.out = DataType::kFloat32, c.path = Path::kTma;
+    c.tuning.max_ctas = cap, c.own_workspace = true, c.quick = true;
+    streamk(c, "workspace-cap" + std::to_string(cap));
+  }
   return cases;
 }
 

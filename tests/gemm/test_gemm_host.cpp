@@ -7,10 +7,15 @@
 //  - the TMA path's D map (dims[0] = tma_store_columns(n)) makes the model's stores, which write
 //    whole 16-byte chunks as the hardware does, end inside D's view, and leaves the edge kernel
 //    fewer columns than one chunk;
+//  - the stream-K schedule (gemm_schedule.hpp, the functions the kernel runs): every (tile,
+//    k-block) computed exactly once, one finisher per split tile which finds exactly the tile's
+//    contributors, contributions first and finishes last in each CTA's schedule, and a simulated
+//    run of all CTAs that never deadlocks; the heuristic on the shapes the sweep measured;
 //  - tma::ops::gemm rejects bad arguments with a tma::Error naming the argument, the value and
 //    the fix, before touching the GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <random>
@@ -18,7 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "gemm_config.hpp"  // src/ops: tma_store_columns
+#include "gemm_config.hpp"    // src/ops: tma_store_columns
+#include "gemm_schedule.hpp"  // src/ops: the stream-K schedule
 #include "tma/device/wgmma_desc.hpp"
 #include "tma/host/error.hpp"
 #include "tma/model/load.hpp"
@@ -300,6 +306,212 @@ TEST(GemmEdge, TmaStoresStayInsideTheViewAndLeaveLessThanAChunk) {
   }
 }
 
+// ---- the stream-K schedule --------------------------------------------------------------------
+
+namespace sk = ops::detail::gemm;
+
+// Every worker's units, in the order the kernel walks them.
+std::vector<std::vector<sk::Unit>> walk(const sk::Schedule& s) {
+  std::vector<std::vector<sk::Unit>> units(static_cast<std::size_t>(s.workers));
+  for (std::int32_t w = 0; w < s.workers; ++w) {
+    sk::Cursor c = sk::schedule_start(s, w);
+    sk::Unit u{};
+    while (sk::next_unit(s, c, u))
+      units[static_cast<std::size_t>(w)].push_back(u);
+  }
+  return units;
+}
+
+// All the schedule's promises for one (tiles, k_blocks, workers, split).
+void check_schedule(std::int32_t tiles, std::int32_t k, std::int32_t workers, bool split) {
+  SCOPED_TRACE(testing::Message() << "tiles=" << tiles << " k_blocks=" << k
+                                  << " workers=" << workers << " split=" << split);
+  const sk::Schedule s = sk::make_schedule(tiles, k, workers, split);
+  ASSERT_EQ(s.dp_tiles + s.sk_tiles, tiles);
+  if (split) {
+    ASSERT_EQ(s.dp_tiles % workers, 0) << "the data-parallel tiles are full waves";
+    ASSERT_LE(s.sk_tiles, tiles < workers ? tiles : 2 * workers - 1);
+  } else {
+    ASSERT_EQ(s.sk_tiles, 0);
+  }
+  const auto units = walk(s);
+  const auto T = static_cast<std::size_t>(tiles), K = static_cast<std::size_t>(k);
+
+  // Coverage: every (tile, k-block) exactly once; units well-formed.
+  std::vector<int> covered(T * K, 0);
+  std::vector<int> finisher(T, -1);
+  std::vector<std::vector<std::int32_t>> contributors(T);
+  for (std::int32_t w = 0; w < workers; ++w) {
+    const auto& mine = units[static_cast<std::size_t>(w)];
+    std::int64_t sk_iters = 0;
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+      const sk::Unit& u = mine[i];
+      ASSERT_GE(u.tile, 0);
+      ASSERT_LT(u.tile, tiles);
+      ASSERT_GE(u.kb_begin, 0);
+      ASSERT_LT(u.kb_begin, u.kb_end);
+      ASSERT_LE(u.kb_end, k);
+      for (std::int32_t kb = u.kb_begin; kb < u.kb_end; ++kb)
+        ++covered[static_cast<std::size_t>(u.tile) * K + static_cast<std::size_t>(kb)];
+      if (u.tile >= s.dp_tiles) sk_iters += u.kb_end - u.kb_begin;
+      switch (u.kind) {
+        case sk::UnitKind::kWhole:
+          ASSERT_EQ(u.kb_begin, 0);
+          ASSERT_EQ(u.kb_end, k);
+          break;
+        case sk::UnitKind::kPartial:
+          ASSERT_GT(u.kb_begin, 0);
+          // A contribution is the first stream-K unit: the worker signals before any wait.
+          ASSERT_TRUE(i == 0 || mine[i - 1].tile < s.dp_tiles)
+              << "worker " << w << " unit " << i << " contributes after other stream-K units";
+          contributors[static_cast<std::size_t>(u.tile)].push_back(w);
+          break;
+        case sk::UnitKind::kFinish:
+          ASSERT_EQ(u.kb_begin, 0);
+          ASSERT_LT(u.kb_end, k);
+          ASSERT_EQ(i + 1, mine.size())
+              << "worker " << w << " finishes a tile before its last unit";
+          ASSERT_EQ(finisher[static_cast<std::size_t>(u.tile)], -1) << "two finishers";
+          finisher[static_cast<std::size_t>(u.tile)] = w;
+          break;
+      }
+    }
+    if (split) {
+      // Equal shares (+-1 k-block) of the stream-K iterations.
+      ASSERT_TRUE(sk_iters == s.sk_quot || sk_iters == s.sk_quot + 1) << "worker " << w;
+    }
+  }
+  for (std::size_t i = 0; i < covered.size(); ++i)
+    ASSERT_EQ(covered[i], 1) << "tile " << i / K << " k-block " << i % K;
+
+  // One finisher per split tile, and its peers are exactly the tile's contributors, in order.
+  for (std::int32_t t = 0; t < tiles; ++t) {
+    const auto& c = contributors[static_cast<std::size_t>(t)];
+    const int f = finisher[static_cast<std::size_t>(t)];
+    if (c.empty()) continue;
+    ASSERT_GE(f, 0) << "tile " << t << " has contributors but no finisher";
+    ASSERT_TRUE(std::is_sorted(c.begin(), c.end()));
+    std::vector<std::int32_t> peers;
+    for (std::int32_t v = sk::next_peer(s, t, f); v >= 0; v = sk::next_peer(s, t, v))
+      peers.push_back(v);
+    ASSERT_EQ(peers, c) << "tile " << t;
+    ASSERT_GT(c.front(), f) << "a finisher waits only for workers after it";
+  }
+  for (std::int32_t t = 0; t < tiles; ++t) {
+    if (finisher[static_cast<std::size_t>(t)] >= 0) {
+      ASSERT_FALSE(contributors[static_cast<std::size_t>(t)].empty())
+          << "tile " << t << " has a finisher but no contributor";
+    }
+  }
+
+  // A run of all workers at once, each advancing one unit per round: a finish waits for its
+  // peers' flags, a contribution sets the worker's flag. Every round must make progress.
+  std::vector<std::size_t> next(static_cast<std::size_t>(workers), 0);
+  std::vector<bool> flag(static_cast<std::size_t>(workers), false);
+  for (;;) {
+    bool progress = false, done = true;
+    for (std::int32_t w = 0; w < workers; ++w) {
+      const auto wi = static_cast<std::size_t>(w);
+      if (next[wi] == units[wi].size()) continue;
+      done = false;
+      const sk::Unit& u = units[wi][next[wi]];
+      if (u.kind == sk::UnitKind::kFinish) {
+        bool ready = true;
+        for (std::int32_t v = sk::next_peer(s, u.tile, w); v >= 0; v = sk::next_peer(s, u.tile, v))
+          ready = ready && flag[static_cast<std::size_t>(v)];
+        if (!ready) continue;
+      }
+      if (u.kind == sk::UnitKind::kPartial) flag[wi] = true;
+      ++next[wi];
+      progress = true;
+    }
+    if (done) break;
+    ASSERT_TRUE(progress) << "the workers deadlock";
+  }
+}
+
+TEST(GemmStreamK, ScheduleCoversEveryIterationOnceWithoutDeadlock) {
+  const std::int32_t kTiles[] = {1,  2,  3,   5,   8,   9,   17,  31, 32,
+                                 33, 72, 131, 132, 133, 144, 263, 288};
+  const std::int32_t kK[] = {1, 2, 3, 7, 8, 16, 112};
+  const std::int32_t kWorkers[] = {1, 2, 3, 5, 7, 64, 131, 132};
+  for (std::int32_t tiles : kTiles)
+    for (std::int32_t k : kK)
+      for (std::int32_t workers : kWorkers)
+        for (bool split : {false, true}) {
+          check_schedule(tiles, k, workers, split);
+          if (testing::Test::HasFatalFailure()) return;
+        }
+}
+
+TEST(GemmStreamK, LastWavePlusOneFullWaveIsSplit) {
+  // 72 tiles on 132 CTAs (M = 1024, N = 2112, 128 x 256): all split, 61 or 62 k-blocks each.
+  sk::Schedule s = sk::make_schedule(72, 112, 132, true);
+  EXPECT_EQ(s.dp_tiles, 0);
+  EXPECT_EQ(s.sk_tiles, 72);
+  EXPECT_EQ(s.sk_quot, 72 * 112 / 132);
+  // 288 tiles (M = 4096): 2 waves + 24 tiles -> 1 data-parallel wave, 156 tiles split.
+  s = sk::make_schedule(288, 112, 132, true);
+  EXPECT_EQ(s.dp_tiles, 132);
+  EXPECT_EQ(s.sk_tiles, 156);
+  // Exact waves: the last wave "split" into whole tiles.
+  s = sk::make_schedule(264, 64, 132, true);
+  EXPECT_EQ(s.dp_tiles, 132);
+  for (const auto& mine : walk(s))
+    for (const sk::Unit& u : mine)
+      EXPECT_EQ(u.kind, sk::UnitKind::kWhole);
+}
+
+TEST(GemmStreamK, HeuristicSplitsBadlyQuantizedShapesOnly) {
+  // The N = 2112, K = 7168 (112 k-blocks) shapes of the sweep, 128 x 256 tiles, 132 SMs.
+  EXPECT_TRUE(sk::stream_k_pays(72, 112, 132, 256));   // M = 1024: 0.55x cuBLAS data-parallel
+  EXPECT_TRUE(sk::stream_k_pays(144, 112, 132, 256));  // M = 2048
+  EXPECT_TRUE(sk::stream_k_pays(288, 112, 132, 256));  // M = 4096
+  EXPECT_TRUE(sk::stream_k_pays(17, 112, 132, 128));   // M = 128, 128 x 128 tiles
+  // Well-filled waves stay data-parallel: 4096^3 (256 tiles), 2048^3 (128 tiles).
+  EXPECT_FALSE(sk::stream_k_pays(256, 64, 132, 256));
+  EXPECT_FALSE(sk::stream_k_pays(128, 32, 132, 256));
+  EXPECT_FALSE(sk::stream_k_pays(132 * 8, 64, 132, 256));
+  // Too few k-blocks to share.
+  EXPECT_FALSE(sk::stream_k_pays(72, 7, 132, 256));
+}
+
+TEST(GemmStreamK, ConfigChoiceWithSplit) {
+  using ops::detail::gemm::choose_config;
+  using ops::detail::gemm::choose_config_split;
+  // M = 2048, N = 2112: split 128 x 256 tiles (144, 123 k-blocks a CTA) beat 272 narrow tiles.
+  auto c = choose_config_split(2048, 2112, 7168, 132, 0, true);
+  EXPECT_EQ(c.config, 0);
+  EXPECT_TRUE(c.split);
+  c = choose_config_split(1024, 2112, 7168, 132, 0, true);
+  EXPECT_EQ(c.config, 0);
+  EXPECT_TRUE(c.split);
+  c = choose_config_split(8192, 8192, 8192, 132, 0, true);
+  EXPECT_EQ(c.config, 0);
+  EXPECT_FALSE(c.split);
+  // No split allowed (stream_k = 1, or clusters of 2): exactly the wave model of choose_config.
+  const std::int64_t kShapes[][3] = {{2048, 2112, 7168},
+                                     {128, 4096, 4096},
+                                     {1024, 4096, 4096},
+                                     {512, 11008, 4096},
+                                     {4096, 4096, 4096}};
+  for (const auto& m : kShapes) {
+    EXPECT_EQ(choose_config_split(m[0], m[1], m[2], 132, 1, true).config,
+              choose_config(m[0], m[1], 132));
+    EXPECT_EQ(choose_config_split(m[0], m[1], m[2], 132, 0, false).config,
+              choose_config(m[0], m[1], 132));
+    EXPECT_FALSE(choose_config_split(m[0], m[1], m[2], 132, 1, true).split);
+  }
+  // Forced on: always split.
+  EXPECT_TRUE(choose_config_split(4096, 4096, 4096, 132, 2, true).split);
+}
+
+TEST(GemmStreamK, WorkspaceLayout) {
+  EXPECT_EQ(sk::workspace_flag_bytes(132), 1280u);  // 2 x 4 B x 132 = 1056, padded to 256 B
+  EXPECT_EQ(sk::workspace_bytes(132, 128, 256), 1280u + 132u * 128u * 256u * 4u);
+  EXPECT_EQ(sk::workspace_flag_bytes(1), 256u);
+}
+
 // ---- argument checks ------------------------------------------------------------------------
 
 void* at(std::uintptr_t a) {
@@ -447,6 +659,39 @@ TEST(GemmArgs, RejectsBadTuning) {
   EXPECT_EQ(error_of([&] { ops::gemm_tuned(g, nullptr, ops::Path::kOrdinary, t); }),
             "tma::ops::gemm: tuning.cluster_m = 2 needs Path::kTma: the ordinary path has no "
             "multicast; use cluster_m = 0 or 1");
+}
+
+TEST(GemmArgs, RejectsBadStreamKTuning) {
+  auto g = valid_args();
+  ops::GemmTuning t;
+  t.stream_k = 3;
+  EXPECT_EQ(error_of([&] { ops::gemm_tuned(g, nullptr, ops::Path::kTma, t); }),
+            "tma::ops::gemm: tuning.stream_k = 3 is not 0 (choose), 1 (off: data-parallel tiles) "
+            "or 2 (on: split the last waves along K)");
+  t.stream_k = 2;
+  t.cluster_m = 2;
+  EXPECT_EQ(error_of([&] { ops::gemm_tuned(g, nullptr, ops::Path::kTma, t); }),
+            "tma::ops::gemm: tuning.stream_k = 2 with tuning.cluster_m = 2: stream-K runs "
+            "clusters of 1 CTA only (the B multicast pairs two CTAs' k-loops); use cluster_m = 0 "
+            "or 1, or stream_k = 0 or 1");
+}
+
+TEST(GemmArgs, RejectsInconsistentWorkspace) {
+  auto g = valid_args();
+  g.workspace = at(0x5000000);
+  EXPECT_EQ(error_of([&] { ops::gemm(g); }),
+            "tma::ops::gemm: workspace = 0x5000000 with workspace_bytes = 0: pass both (a buffer "
+            "of at least gemm_workspace_bytes() bytes) or neither (gemm allocates one "
+            "stream-ordered when it splits)");
+  g.workspace_bytes = 4096;
+  g.workspace = at(0x5000004);
+  EXPECT_EQ(error_of([&] { ops::gemm(g); }),
+            "tma::ops::gemm: workspace = 0x5000004 is not 16-byte aligned (the partial tiles are "
+            "stored as float4): use an aligned allocation or offset");
+  g.workspace = at(0x3000000 - 1024);  // runs into D
+  const std::string e = error_of([&] { ops::gemm_workspace_bytes(g); });
+  EXPECT_NE(e.find("workspace [0x2fffc00, 0x3000c00) overlaps d [0x3000000"), std::string::npos)
+      << e;
 }
 
 }  // namespace

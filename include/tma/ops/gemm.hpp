@@ -16,6 +16,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <cstdint>
 
 #include "tma/host/types.hpp"
@@ -54,6 +55,16 @@ struct GemmArgs {
 
   float alpha = 1.0f;
   float beta = 0.0f;
+
+  // Scratch memory for stream-K (Path::kTma and kOrdinary alike; see gemm_tuned): fp32 partial
+  // tiles and handoff flags, at least gemm_workspace_bytes(*this, path, tuning) bytes, 16-byte
+  // aligned, not overlapping A, B, C or D, and not used by another launch at the same time (the
+  // launch zeroes its flags with cudaMemsetAsync on `stream` first). Left null (with
+  // workspace_bytes = 0), a launch that splits allocates it stream-ordered itself
+  // (cudaMallocAsync, then cudaFreeAsync after the kernel, both on `stream`, from the device's
+  // default memory pool); a launch that does not split needs none and ignores it.
+  void* workspace = nullptr;
+  std::size_t workspace_bytes = 0;
 };
 
 // D = alpha * A B + beta * C with fp32 accumulation; D rounded to its type (round to nearest).
@@ -62,6 +73,11 @@ struct GemmArgs {
 // outside D's view: TMA stores write whole 16-byte chunks of a row, so Path::kTma stores D with
 // TMA up to the last 16-byte boundary of each row and a second, small kernel (same stream)
 // computes the few columns past it (when n x D's element size is not a multiple of 16 B).
+//
+// Shapes whose tiles fill the SMs' last wave badly (e.g. 72 tiles on 132 SMs) use stream-K: the
+// last waves' tiles are split along K over all CTAs and the partial sums added up in a fixed
+// order (deterministic results) by one CTA per tile, through a global workspace (GemmArgs::
+// workspace; allocated stream-ordered when not given). GemmTuning::stream_k overrides the choice.
 void gemm(const GemmArgs& args, cudaStream_t stream = nullptr, Path path = Path::kTma);
 
 // ---- tuning: for benchmarks and tests; gemm() chooses these itself -----------------------
@@ -92,6 +108,11 @@ struct GemmTuning {
   int cluster_m = 0;     // CTAs per cluster along M sharing (multicasting) the B tile: 1 or 2
   int raster_group = 0;  // tile rows (in clusters) per group of the grouped raster, >= 1
   int max_ctas = 0;      // cap on the persistent grid (0: as many as fit on the GPU)
+  // Stream-K: 0 = heuristic (src/ops/gemm_schedule.hpp: stream_k_pays), 1 = off (data-parallel
+  // tiles only), 2 = on (the last waves split along K). Only with clusters of 1 CTA: with
+  // stream_k = 2, cluster_m = 0 means 1 and cluster_m = 2 is an error; the heuristic splits only
+  // when cluster_m is 0 or 1 (and then runs clusters of 1).
+  int stream_k = 0;
 };
 
 // What gemm_tuned() ran (after `tuning` overrides): the resolved choices.
@@ -99,12 +120,20 @@ struct GemmPlan {
   int config;
   int cluster_m;
   int raster_group;
-  int ctas;          // persistent grid (0: no main kernel, the edge kernel did all of D)
-  int edge_columns;  // D's last columns computed by the edge kernel (Path::kTma; < 16 B per row)
+  int ctas;            // persistent grid (0: no main kernel, the edge kernel did all of D)
+  int edge_columns;    // D's last columns computed by the edge kernel (Path::kTma; < 16 B per row)
+  int stream_k_tiles;  // tiles split along K (0: all tiles data-parallel)
+  std::size_t workspace_bytes;  // the stream-K workspace this launch used (0: none)
 };
 
 // gemm() with explicit choices; throws tma::Error for an invalid tuning value as for any argument.
 void gemm_tuned(const GemmArgs& args, cudaStream_t stream, Path path, const GemmTuning& tuning,
                 GemmPlan* plan = nullptr);
+
+// The workspace bytes gemm_tuned(args, stream, path, tuning) needs on the current device (0 when
+// it would not split). Checks the arguments as gemm() does (args.workspace is not looked at);
+// queries the device (SM count, occupancy), launches nothing.
+std::size_t gemm_workspace_bytes(const GemmArgs& args, Path path = Path::kTma,
+                                 const GemmTuning& tuning = GemmTuning{});
 
 }  // namespace tma::ops
