@@ -196,10 +196,13 @@ TensorView b_layout(const GemmDims& g) {
                        : contiguous_layout(kDtype, {g.n, g.k});
 }
 
-// The buffers of one case: A, B and D per rotation set; the cuBLASLt workspace as an extra.
+// The buffers of one case: A, B and D per rotation set; the cuBLASLt workspace and tmakit's
+// stream-K workspace (GemmArgs::workspace: allocated once here, as a caller that launches the same
+// GEMM repeatedly would, so no launch allocates) as extras.
 struct GemmBuffers {
   const Case& c;
   Workspace ws;
+  DeviceBuffer sk = {};  // empty where nothing splits
   enum Index { kA, kB, kD };
 
   // The arguments of tma::ops::gemm for rotation set `set` (also what the verifier reads).
@@ -217,6 +220,10 @@ struct GemmBuffers {
     a.ldb = g.b_row_major ? g.n : g.k;
     a.d = ws.buffer(set, kD);
     a.ldd = g.n;
+    if (sk.size() > 0) {
+      a.workspace = sk.data();
+      a.workspace_bytes = sk.size();
+    }
     return a;
   }
   TensorView a_view(int set) const { return with_data(c.src, ws.buffer(set, kA)); }
@@ -230,6 +237,8 @@ std::string plan_detail(ops::Path path, const ops::GemmPlan& p) {
          std::to_string(ops::kGemmConfigs[p.config].block_n) + ", " +
          std::to_string(ops::kGemmConfigs[p.config].stages) + " stages), cluster " +
          std::to_string(p.cluster_m) + ", raster group " + std::to_string(p.raster_group) + ", " +
+         (p.stream_k_tiles > 0 ? "stream-K over " + std::to_string(p.stream_k_tiles) + " tiles, "
+                               : std::string("data-parallel, ")) +
          std::to_string(p.ctas) + " CTAs";
 }
 
@@ -307,7 +316,19 @@ CaseResult run_gemm(const Case& c, Runner& r) {
       r.allocate({footprint_bytes(c.src), footprint_bytes(b_layout(g)), footprint_bytes(c.dst)},
                  {kCublasWorkspaceBytes}, result);
   if (!ws) return result;
-  const GemmBuffers bufs{c, std::move(*ws)};
+  GemmBuffers bufs{c, std::move(*ws)};
+  // The largest stream-K workspace any variant below may use (the heuristic's choice, and both
+  // configurations forced to split, either path; 0 where nothing splits).
+  std::size_t sk_bytes = 0;
+  for (const ops::Path path : {ops::Path::kTma, ops::Path::kOrdinary}) {
+    for (int config = -1; config < ops::kNumGemmConfigs; ++config) {
+      ops::GemmTuning t;
+      t.config = config;
+      t.stream_k = config < 0 ? 0 : 2;
+      sk_bytes = std::max(sk_bytes, ops::gemm_workspace_bytes(bufs.args(0), path, t));
+    }
+  }
+  if (sk_bytes > 0) bufs.sk = DeviceBuffer(sk_bytes);
   for (int set = 0; set < bufs.ws.sets(); ++set) {
     r.fill_random(c, bufs.a_view(set), 2 * static_cast<std::uint64_t>(set));
     r.fill_random(c, bufs.b_view(set), 2 * static_cast<std::uint64_t>(set) + 1);
@@ -324,7 +345,7 @@ CaseResult run_gemm(const Case& c, Runner& r) {
   std::vector<Impl> impls;
   // What gemm_tuned chose for each of ours, known after the first launch (stable storage: the
   // launches capture pointers into it).
-  std::vector<std::optional<ops::GemmPlan>> plans(2 + 2 * ops::kNumGemmConfigs);
+  std::vector<std::optional<ops::GemmPlan>> plans(2 + 3 * ops::kNumGemmConfigs);
   std::vector<std::pair<std::size_t, ops::Path>> plan_of;  // impls index -> (plans index, path)
   auto ours = [&](std::string name, Role role, ops::Path path, const ops::GemmTuning& tuning) {
     const std::size_t slot = plan_of.size();
@@ -351,9 +372,15 @@ CaseResult run_gemm(const Case& c, Runner& r) {
         ops::GemmTuning t;
         t.config = config;
         t.cluster_m = cluster;
+        t.stream_k = 1;  // data-parallel: the configurations as such
         ours("tma_cfg" + std::to_string(config) + "_cl" + std::to_string(cluster), Role::kVariant,
              ops::Path::kTma, t);
       }
+      ops::GemmTuning t;
+      t.config = config;
+      t.cluster_m = 1;
+      t.stream_k = 2;
+      ours("tma_cfg" + std::to_string(config) + "_sk", Role::kVariant, ops::Path::kTma, t);
     }
   }
   // Last: the ordinary (cp.async) path once hung (fixed: tests/gemm/gpu_gemm covers it).
