@@ -48,8 +48,8 @@ out=${TMAKIT_GPU_OUT:-$PWD/gpu-out}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 bin="$build/tests/gpu"
-tests=(gpu_encode gpu_load gpu_store gpu_multicast gpu_im2col gpu_descriptor gpu_pipeline)
-other_filter='^(gpu_(encode|load|store|multicast|im2col|descriptor|pipeline)|example_.*)$'
+tests=(gpu_encode gpu_load gpu_store gpu_multicast gpu_im2col gpu_descriptor gpu_pipeline gpu_bulk)
+other_filter='^(gpu_(encode|load|store|multicast|im2col|descriptor|pipeline|bulk)|example_.*)$'
 
 sanitizer=""
 for c in compute-sanitizer /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer; do
