@@ -273,37 +273,5 @@ TEST(ModelLoad, BytesOutsideTheImageAreUntouched) {
   EXPECT_EQ(smem, naive_load(s, g, c, smem.size(), 0, 0xCD));
 }
 
-TEST(ModelLoad, InterleaveHonoursDim0StrideAndPadsRowsHypothesis) {
-  // INTERLEAVE_16B, uint16 {8, 4, 2}: dimension 0's traversal stride 2 is honoured (4 of 8
-  // elements = 8 B per row) and each row is padded to 16 B; the padding is not written.
-  TensorMapSpec s = tiled_spec(DataType::kUInt16, {8, 4, 2}, {8, 2, 1});
-  s.interleave = Interleave::k16B;
-  s.element_strides_inner_first[0] = 2;
-  EXPECT_EQ(smem_row_bytes(s), 16u);
-  EXPECT_EQ(smem_bytes(s), 32u);
-  EXPECT_EQ(transaction_bytes(s), 16u);  // the spec helper does not pad (see layout.hpp)
-  std::vector<std::byte> g(global_footprint_bytes(s));
-  for (std::uint32_t z = 0; z < 2; ++z)
-    for (std::uint32_t y = 0; y < 4; ++y)
-      for (std::uint32_t x = 0; x < 8; ++x)
-        put<std::uint16_t>(g, z * 64 + y * 16 + x * 2,
-                           static_cast<std::uint16_t>(100 * z + 10 * y + x));
-  std::vector<std::byte> smem = filled(smem_bytes(s), 0xCD);
-  const std::int32_t c[] = {0, 1, 1};
-  load_box(s, g, c, smem);
-  const std::uint16_t want[2][4] = {{110, 112, 114, 116}, {120, 122, 124, 126}};
-  for (std::size_t row = 0; row < 2; ++row) {
-    for (std::size_t k = 0; k < 4; ++k)
-      EXPECT_EQ(get<std::uint16_t>(smem, row * 16 + k * 2), want[row][k]);
-    for (std::size_t b = 8; b < 16; ++b)
-      EXPECT_EQ(smem[row * 16 + b], std::byte{0xCD});
-  }
-  std::vector<std::byte> back = filled(g.size(), 0);
-  store_box(s, smem, c, back);
-  EXPECT_EQ(get<std::uint16_t>(back, 64 + 16 + 0), 110);
-  EXPECT_EQ(get<std::uint16_t>(back, 64 + 16 + 2), 0);  // x = 1 is skipped by the stride
-  EXPECT_EQ(get<std::uint16_t>(back, 64 + 16 + 4), 112);
-}
-
 }  // namespace
 }  // namespace tma::model

@@ -151,7 +151,7 @@ int main(int argc, char** argv) {
         {
           Rng rng(derive_seed(report.seed(), 0x7E3B1A7Eu));
           SpecOptions o;
-          o.interleave_chance = 0;  // interleaved layouts are open: tests/gpu/probes.txt group D
+          o.interleave_chance = 0;  // finding 12 modelled; on once probes group D3 passes
           o.max_box_bytes = kMaxBoxBytes;
           o.max_footprint_bytes = 64 * 1024;
           draw_valid_spec(rng, tmpl, [&](Rng& r) { return random_tiled_spec(r, o); });
@@ -167,7 +167,7 @@ int main(int argc, char** argv) {
           Rng rng(it.case_seed);
           it.path = static_cast<Path>(k % 3);
           SpecOptions o;
-          o.interleave_chance = 0;  // interleaved layouts are open: tests/gpu/probes.txt group D
+          o.interleave_chance = 0;  // finding 12 modelled; on once probes group D3 passes
           o.max_box_bytes = kMaxBoxBytes;
           o.max_footprint_bytes = 64 * 1024;
           if (it.path != kFormat) {

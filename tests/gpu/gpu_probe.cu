@@ -21,12 +21,12 @@
 //       it came from (1-byte elements in pairs). The top bits 11 keep tags apart from the poison
 //       0xA5A5, zero fill and OOB-NaN 0x7FF7. Offsets read back uniquely within -8 KiB .. 24 KiB.
 //   dump  On a mismatch or timeout, print the hardware's and the model's images (tagged: as the
-//       source offsets each 16-byte chunk holds, runs merged; else as hex), at most kDumpLines
-//       lines. Loads of interleaved maps add the "shift" hypothesis's image (shift_hypothesis).
+//       source offsets each 16-byte chunk holds, runs merged; else as hex, differing chunks
+//       only), at most kDumpLines lines.
 //   align=N  The tensor base is N bytes past a 1024-byte boundary (default 0).
 //   tx=N     Bytes the load's mbarrier expects (default transaction_bytes(spec)).
 //   novalidate  Skip tmakit's validator and encode with the raw driver call (encode_unchecked).
-//   predict  No GPU: print the model's image (and the hypothesis's) as `dump` would.
+//   predict  No GPU: print the model's image as `dump` would (random data: every chunk in hex).
 //
 // Shared memory: the image sits between two poisoned guards (1 KiB before, up to 32 KiB after);
 // a write outside the image is a mismatch. Prints one verdict line first: PASS, MISMATCH (bytes
@@ -503,7 +503,8 @@ void dump(const char* title, const std::vector<Column>& cols, std::size_t begin,
       if (!ok) break;
       spans = grown;
     }
-    if ((all_poison && part(at) != 1) || (!tagged && !diff)) continue;
+    // Hex dumps of two columns show differing chunks only; a single column (predict) shows all.
+    if ((all_poison && part(at) != 1) || (!tagged && !diff && cols.size() > 1)) continue;
     if (++lines > kDumpLines) {
       std::printf("    ... (dump cut at %d lines)\n", kDumpLines);
       return;
@@ -516,65 +517,6 @@ void dump(const char* title, const std::vector<Column>& cols, std::size_t begin,
       std::printf("  %s: %s", cols[i].name, spans[i].show(src).c_str());
     std::printf("\n");
   }
-}
-
-// ---- hypotheses ------------------------------------------------------------------------------
-
-// HYPOTHESIS "shift" for tiled loads of interleaved maps (probes group D2 decide it). The H200
-// loaded bf16 dims {8,16,4} box {8,4,2} with interleave 16B as 8 rows of dimension 1 (rows 4..7
-// where the model expects dimension 2's next slice), matched the model on float32 {4,16,4}
-// box {4,4,2}, and faulted (illegal address: shared memory overrun) on bf16 {16,16,4}
-// box {16,4,2} with interleave 32B. All three fit: the box extents are read one dimension lower
-// (like the driver's im2col corner checks with interleave, validate.hpp): dimension d >= 1 is
-// traversed box[d - 1] / element_strides[d - 1] times with step element_strides[d - 1], the last
-// box entry is unused, and each row is one whole interleave chunk (16 / 32 B) of dimension 0
-// starting at coords[0]; coordinates, dims and strides keep their dimensions. Rows are laid out
-// and swizzled like the model's (pitch = max(chunk, swizzle span)). Returns the region
-// (poisoned guards) the hardware would leave.
-std::vector<std::byte> shift_hypothesis(const TensorMapSpec& s, std::span<const std::byte> global,
-                                        std::span<const std::int32_t> coords,
-                                        std::size_t region_bytes, std::size_t image_offset) {
-  std::vector<std::byte> region(region_bytes, kPoison);
-  const std::size_t esize = model::element_size(s);
-  const auto chunk = static_cast<std::size_t>(interleave_bytes(s.interleave));
-  const std::size_t pitch =
-      std::max(chunk, static_cast<std::size_t>(swizzle_span_bytes(s.swizzle)));
-  const std::uint64_t fill = model::oob_fill_bits(s);
-  std::array<std::uint64_t, kMaxRank> extent{}, step{}, k{};
-  for (int d = 1; d < s.rank; ++d) {
-    step[d] = std::max<std::uint64_t>(1, s.element_strides_inner_first[d - 1]);
-    extent[d] = (s.box_inner_first[d - 1] + step[d] - 1) / step[d];
-  }
-  for (std::size_t row = 0; row * pitch < region_bytes; ++row) {
-    bool outer_in = true;
-    std::uint64_t outer = 0;
-    for (int d = 1; d < s.rank; ++d) {
-      const std::int64_t i = coords[d] + static_cast<std::int64_t>(k[d] * step[d]);
-      if (i < 0 || static_cast<std::uint64_t>(i) >= s.dims_inner_first[d]) {
-        outer_in = false;
-      } else {
-        outer += static_cast<std::uint64_t>(i) * s.strides_bytes_inner_first[d];
-      }
-    }
-    for (std::size_t j = 0; j < chunk / esize; ++j) {
-      const std::int64_t c = coords[0] + static_cast<std::int64_t>(j);
-      const bool in = outer_in && c >= 0 && static_cast<std::uint64_t>(c) < s.dims_inner_first[0];
-      const std::uint64_t bits =
-          in ? model::read_element(global, outer + static_cast<std::uint64_t>(c) * esize, esize)
-             : fill;
-      const std::size_t at =
-          image_offset +
-          swizzle_offset(s.swizzle, static_cast<std::uint32_t>(row * pitch + j * esize));
-      if (at + esize <= region.size()) model::write_element(region, at, esize, bits);
-    }
-    int d = 1;
-    for (; d < s.rank; ++d) {
-      if (++k[d] < extent[d]) break;
-      k[d] = 0;
-    }
-    if (d >= s.rank) break;
-  }
-  return region;
 }
 
 // ---- the probe -------------------------------------------------------------------------------
@@ -684,10 +626,6 @@ int run(const Probe& p, const char* verb) {
   } catch (const std::exception& e) {
     model_error = e.what();
   }
-  std::vector<std::byte> shift;
-  if (p.verb == Verb::kLoad && s.interleave != Interleave::kNone) {
-    shift = shift_hypothesis(s, tensor, p.coords, region_bytes, kGuardBefore);
-  }
   const std::size_t image_end = kGuardBefore + image_bytes;
 
   if (p.predict) {
@@ -700,8 +638,7 @@ int run(const Probe& p, const char* verb) {
            0, global_bytes, base_off, base_off, base_off + footprint, p.tagged, 's');
       return 0;
     }
-    std::vector<Column> cols{{"model", want_region}};
-    if (!shift.empty()) cols.push_back({"shift", shift});
+    const std::vector<Column> cols{{"model", want_region}};
     dump("shared-memory region, offsets from the image start", cols, 0, region_bytes, kGuardBefore,
          kGuardBefore, image_end, p.tagged, 'g');
     return 0;
@@ -776,10 +713,6 @@ int run(const Probe& p, const char* verb) {
       why << (in.n != 0 ? "; " : "") << before.n + after.n
           << " bytes written outside the image, first at image" << (first < 0 ? "" : "+") << first;
     }
-    if (!shift.empty() && !same) {
-      why << (count_diff(got_region, shift, 0, region_bytes).n == 0 ? "; hw == shift hypothesis"
-                                                                    : "; hw != shift hypothesis");
-    }
   }
   const char* verdict = !model_error.empty() ? "MODEL-ERROR"
                         : status != 0        ? "TIMEOUT"
@@ -801,8 +734,7 @@ int run(const Probe& p, const char* verb) {
            {{"hw", got_global}, {"model", want_global}}, 0, global_bytes, base_off, base_off,
            base_off + footprint, p.tagged, 's');
     } else {
-      std::vector<Column> cols{{"hw", got_region}, {"model", want_region}};
-      if (!shift.empty()) cols.push_back({"shift", shift});
+      const std::vector<Column> cols{{"hw", got_region}, {"model", want_region}};
       dump("shared-memory region, offsets from the image start", cols, 0, region_bytes,
            kGuardBefore, kGuardBefore, image_end, p.tagged, 'g');
     }

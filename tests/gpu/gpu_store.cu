@@ -156,7 +156,7 @@ StoreCase make_store_case(std::int64_t index, std::uint64_t case_seed, bool nega
   c.case_seed = case_seed;
   Rng rng(case_seed);
   SpecOptions o;
-  o.interleave_chance = 0;  // interleaved layouts are open: tests/gpu/probes.txt group D
+  o.interleave_chance = 0;  // stores: on once probes group D3f confirms interleaved_store_writes
   o.max_box_bytes = 48 * 1024;
   o.max_footprint_bytes = 256 * 1024;
   if (index % 3 != 0) {

@@ -20,7 +20,9 @@ struct TensorMapSpec {
   int rank = 0;                   // 1..5 (tiled), 3..5 (im2col)
   const void* address = nullptr;  // global memory base; 16 B aligned (32 B with interleave 32B)
 
-  // Extent of each dimension in elements, innermost first; 1 .. 2^32.
+  // Extent of each dimension in elements, innermost first; 1 .. 2^32. With interleave (tiled),
+  // dimension 0 counts whole 16 / 32 B interleave chunks, not elements (MEASURED, finding 12);
+  // the same holds for box_inner_first[0], element_strides_inner_first[0] and coordinate 0.
   std::array<std::uint64_t, kMaxRank> dims_inner_first{};
   // Byte distance between consecutive indices of each dimension, innermost first. Index 0 is not
   // encoded (TMA's innermost dimension is always contiguous): leave it 0 or the element size.
@@ -48,6 +50,8 @@ struct TensorMapSpec {
 
 // Elements one box covers along dimension `dim`, element strides included: ceil(box / stride) in
 // tiled mode (the stride of dimension 0 is ignored without interleave, as the driver documents).
+// The documented count, which the driver checks; what an interleaved copy really traverses is
+// traversed_extent().
 constexpr std::uint64_t box_extent(const TensorMapSpec& s, int dim) {
   if (s.mode == Mode::kIm2col) {
     if (dim == 0) return s.channels_per_pixel;
@@ -60,9 +64,39 @@ constexpr std::uint64_t box_extent(const TensorMapSpec& s, int dim) {
   return (box + step - 1) / step;
 }
 
+// Whether `s` is a tiled map with an interleaved layout (INTERLEAVE_16B / 32B), where the hardware
+// counts dimension 0 in whole interleave chunks (traversed_extent, transaction_bytes).
+constexpr bool is_interleaved_tiled(const TensorMapSpec& s) {
+  return s.mode == Mode::kTiled &&
+         (s.interleave == Interleave::k16B || s.interleave == Interleave::k32B);
+}
+
+// Steps a tiled copy really takes along dimension `dim`: box_extent(s, dim), except that with
+// interleave dimension rank - 2 is not traversed (1 step, at its coordinate).
+// MEASURED (H200, driver 580, tests/gpu/probes.txt groups D / D2, docs/hardware-findings.md
+// finding 12): rank 3 ignores box[1] (bf16 box {8,4,2} and {8,2,4}: 8 chunks x box[2] slices),
+// rank 4 ignores box[2] (box {8,2,3,2}: 8 chunks x 2 x 2 at strides[1] and strides[3]).
+// HYPOTHESIS: rank 5 ignores box[3] (not probed yet: group D3). box_extent() keeps the documented
+// count, which is what the driver checks (TMA037 in validate.hpp).
+constexpr std::uint64_t traversed_extent(const TensorMapSpec& s, int dim) {
+  if (is_interleaved_tiled(s) && s.rank >= 3 && dim == s.rank - 2) return 1;
+  return box_extent(s, dim);
+}
+
 // Bytes one load of a box delivers to shared memory and completes on its mbarrier
 // (out-of-bounds elements count: they are filled, not skipped). 0 for the packed types.
+// Interleaved tiled maps move whole chunks: interleave_bytes per step of dimension 0, times the
+// steps of the other dimensions (traversed_extent); the element size does not enter.
+// MEASURED (H200, probes group D2): bf16 dims {8,16,4} box {8,4,2} INTERLEAVE_16B writes 256 B
+// (the element count x 2 B would be 128, and an mbarrier expecting 512 never completes).
 constexpr std::uint64_t transaction_bytes(const TensorMapSpec& s) {
+  if (is_interleaved_tiled(s)) {
+    if (element_bytes(s.dtype) == 0) return 0;
+    std::uint64_t chunks = 1;
+    for (int d = 0; d < s.rank && d < kMaxRank; ++d)
+      chunks *= traversed_extent(s, d);
+    return chunks * static_cast<std::uint64_t>(interleave_bytes(s.interleave));
+  }
   const int rank = s.mode == Mode::kIm2col ? 2 : s.rank;
   std::uint64_t elements = 1;
   for (int d = 0; d < rank && d < kMaxRank; ++d)

@@ -13,9 +13,11 @@
 //  - documented but not enforced: interleave 32B with another swizzle (kept: the documentation
 //    requires it) and the nesting of strides (moved to lint(): overlapping rows are legal and
 //    useful for loads); with interleave, im2col's spatial dimensions are taken one lower;
-//  - tmakit's own: a null address (the driver encodes it; every copy through it faults) and
+//  - tmakit's own: a null address (the driver encodes it; every copy through it faults),
 //    strides_bytes_inner_first[0] (never passed to the driver; anything but the element size
-//    means the caller's layout is not the one TMA reads).
+//    means the caller's layout is not the one TMA reads), and an interleaved copy whose chunks do
+//    not fit in an SM's shared memory (the driver counts elements; the hardware moves whole
+//    16 / 32 B chunks: docs/hardware-findings.md, finding 12).
 // After these rules, no spec the validator accepts was rejected by the driver in the last sweep;
 // the specs it rejects and the driver accepts are exactly the kept/own rules above, plus boxes
 // and im2col dimensions that only pass the driver's 32-bit or rounded-down arithmetic.
@@ -574,6 +576,32 @@ inline void check_dtype(const TensorMapSpec& s, const Known& k, const Limits& li
   }
 }
 
+// tmakit's own rule (TMA037's second form): an interleaved tiled copy moves whole 16 / 32 B chunks
+// and skips dimension rank - 2 (MEASURED, docs/hardware-findings.md finding 12), so its
+// shared-memory image, transaction_bytes(), can pass the driver's element count below and still
+// not fit in an SM (uint8, box[0] = 256 chunks of 32 B is 8 KiB a row). Only called for valid
+// box / element-stride ranges and ranks 3..5.
+inline void check_interleaved_image(const TensorMapSpec& s, const Limits& lim, Report& r) {
+  const std::uint64_t bytes = transaction_bytes(s);
+  if (bytes <= lim.max_box_bytes) return;
+  std::string extents;
+  for (int d = 0; d < s.rank; ++d)
+    extents += cat(d ? " x " : "", traversed_extent(s, d));
+  int outer = s.rank - 1;
+  while (outer > 0 && traversed_extent(s, outer) == 1)
+    --outer;
+  const std::uint64_t fit = lim.max_box_bytes / (bytes / traversed_extent(s, outer));
+  const std::string fix = fit >= 1 ? cat("use ", at("box_inner_first", outer),
+                                         " <= ", fit * s.element_strides_inner_first[outer])
+                                   : std::string("make the box smaller");
+  r.add(
+      Rule::kBoxBytes, "box_inner_first", outer,
+      cat("with interleave ", to_string(s.interleave), " the box moves ", extents, " chunks of ",
+          interleave_bytes(s.interleave), " B (dimension 0 counts chunks, dimension ", s.rank - 2,
+          " is not traversed) = ", bytes, " B of shared memory, more than the ", lim.max_box_bytes,
+          " B one copy can move (the shared memory of an SM): ", fix, " or split the copy"));
+}
+
 // At most Limits::max_box_bytes traversed per copy (found by the GPU sweep; undocumented). The fix
 // names the outermost dimension that still spans more than one element and how far to shrink it.
 inline void check_box_bytes(const TensorMapSpec& s, const Known& k, const Limits& lim, Report& r) {
@@ -593,7 +621,10 @@ inline void check_box_bytes(const TensorMapSpec& s, const Known& k, const Limits
   std::uint64_t bytes = inner_bytes(s.dtype, box_extent(s, 0));
   for (int d = 1; d < n; ++d)
     bytes *= box_extent(s, d);
-  if (bytes <= lim.max_box_bytes) return;
+  if (bytes <= lim.max_box_bytes) {
+    if (is_interleaved_tiled(s) && s.rank >= 3) check_interleaved_image(s, lim, r);
+    return;
+  }
   std::string extents;
   for (int d = 0; d < n; ++d)
     extents += cat(d ? " x " : "", box_extent(s, d));

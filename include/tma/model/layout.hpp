@@ -14,6 +14,13 @@
 //     along dimension d the box visits coords[d] + k * traversal_step(d) for
 //     k < box_extent(spec, d); an index < 0 or >= dims[d] in any dimension is out of bounds
 //     ("Out of Boundary Access": filled on loads, and, for stores, not written).
+//   * Interleaved tiled maps (INTERLEAVE_16B / 32B; MEASURED on the H200, docs/hardware-findings.md
+//     finding 12): the unit of dimension 0 is one whole interleave chunk of C = 16 / 32 bytes, not
+//     an element: chunk i0 lives at byte i0 * C (plus the outer dimensions' strides), and
+//     dims[0], box[0], element_strides[0] and coords[0] all count chunks. Dimension rank - 2 is
+//     not traversed (traversed_extent). The image is the chunks in traversal order (dimension 0
+//     fastest), C bytes each with no padding, then swizzled. An out-of-bounds chunk is filled
+//     element by element.
 //
 // Everything the documents leave open is a named function marked HYPOTHESIS, so that the GPU
 // tests' verdict is a one-place change.
@@ -29,6 +36,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "tma/host/spec.hpp"
 #include "tma/host/types.hpp"
@@ -123,9 +131,16 @@ inline void require_modelled(const TensorMapSpec& s, Mode mode, std::string_view
   }
 }
 
-// Byte distance between consecutive indices of dimension `d` in the global buffer.
+// Bytes of one interleave chunk, the unit of dimension 0 of an interleaved tiled map; 0 otherwise.
+inline std::size_t interleave_chunk_bytes(const TensorMapSpec& s) {
+  return is_interleaved_tiled(s) ? static_cast<std::size_t>(interleave_bytes(s.interleave)) : 0;
+}
+
+// Byte distance between consecutive indices of dimension `d` in the global buffer (dimension 0:
+// the element size, or the chunk size of an interleaved tiled map).
 inline std::uint64_t global_stride_bytes(const TensorMapSpec& s, int d) {
-  return d == 0 ? element_size(s) : s.strides_bytes_inner_first[d];
+  if (d != 0) return s.strides_bytes_inner_first[d];
+  return is_interleaved_tiled(s) ? interleave_chunk_bytes(s) : element_size(s);
 }
 
 // Bytes from spec.address to the last byte of the tensor's last element, plus one: the smallest
@@ -137,7 +152,7 @@ inline std::size_t global_footprint_bytes(const TensorMapSpec& s) {
                      ", spec.dtype = " + std::string(to_string(s.dtype)) +
                      ": needs a rank of 1..5 and a byte-sized element type");
   }
-  std::uint64_t total = element_size(s);
+  std::uint64_t total = is_interleaved_tiled(s) ? interleave_chunk_bytes(s) : element_size(s);
   for (int d = 0; d < s.rank; ++d) {
     const std::uint64_t last = s.dims_inner_first[d] == 0 ? 0 : s.dims_inner_first[d] - 1;
     if (!detail::mul_add(last, global_stride_bytes(s, d), total, &total)) {
@@ -209,28 +224,31 @@ inline std::int64_t traversal_step(const TensorMapSpec& s, int d) {
   return static_cast<std::int64_t>(s.element_strides_inner_first[d]);
 }
 
-// Elements in one shared-memory row: box_extent(0) (tiled) or channels_per_pixel (im2col).
+// Elements in one shared-memory row: box_extent(0) (tiled), channels_per_pixel (im2col), or the
+// elements of one interleave chunk (interleaved tiled: each row is one chunk).
 inline std::size_t smem_row_elements(const TensorMapSpec& s) {
+  if (is_interleaved_tiled(s)) return interleave_chunk_bytes(s) / element_size(s);
   return static_cast<std::size_t>(box_extent(s, 0));
 }
 
-// Rows of the shared-memory image: product of box_extent(d) for d >= 1 (tiled), or
-// pixels_per_column (im2col).
+// Rows of the shared-memory image: product of box_extent(d) for d >= 1 (tiled), pixels_per_column
+// (im2col), or the chunks a copy moves (interleaved tiled: product of traversed_extent(d), d >= 0).
 inline std::size_t smem_rows(const TensorMapSpec& s) {
   if (s.mode == Mode::kIm2col) return s.pixels_per_column;
+  const bool chunks = is_interleaved_tiled(s);
   std::size_t rows = 1;
-  for (int d = 1; d < s.rank && d < kMaxRank; ++d)
-    rows *= static_cast<std::size_t>(box_extent(s, d));
+  for (int d = chunks ? 0 : 1; d < s.rank && d < kMaxRank; ++d)
+    rows *= static_cast<std::size_t>(chunks ? traversed_extent(s, d) : box_extent(s, d));
   return rows;
 }
 
-// HYPOTHESIS (check on hardware): bytes one row of elements occupies in shared memory. Without
-// interleave: the elements exactly (box_extent(0) * element size; the driver requires a multiple of
-// 16 B). With INTERLEAVE_16B / 32B: dimension 0's traversal stride is honoured and the row is
-// padded up to a multiple of the interleave size (16 / 32 B); the padding bytes are not written
-// by loads nor read by stores. NOTE: tma::transaction_bytes() does not pad; the model sizes its
-// buffers with smem_bytes() instead.
+// Bytes one row occupies in shared memory. Without interleave: the elements exactly
+// (box_extent(0) * element size; the driver requires a multiple of 16 B). Interleaved tiled: one
+// chunk (16 / 32 B, MEASURED). HYPOTHESIS (im2col with interleave, not probed): dimension 0's
+// traversal stride is honoured and the row is padded up to a multiple of the interleave size; the
+// padding bytes are not written by loads nor read by stores.
 inline std::size_t smem_row_bytes(const TensorMapSpec& s) {
+  if (is_interleaved_tiled(s)) return interleave_chunk_bytes(s);
   const std::size_t dense = smem_row_elements(s) * element_size(s);
   const auto unit = static_cast<std::size_t>(interleave_bytes(s.interleave));
   if (unit == 0) return dense;
@@ -240,8 +258,11 @@ inline std::size_t smem_row_bytes(const TensorMapSpec& s) {
 // Distance between the starts of consecutive rows. MEASURED (H200, tests/gpu/probes.txt group B):
 // with a swizzle, a row narrower than the swizzle span is padded to the span (e.g. 112 B rows under
 // SWIZZLE_128B start 128 B apart; the padding bytes are not written), and the swizzle is the XOR of
-// swizzle_offset() on the padded offsets. Without swizzle rows are dense.
+// swizzle_offset() on the padded offsets. Without swizzle rows are dense. MEASURED (probes D2):
+// the chunks of an interleaved tiled map are dense under every swizzle (16 B chunks under
+// SWIZZLE_32B and SWIZZLE_128B start 16 B apart), so the image is the swizzled dense stream.
 inline std::size_t smem_row_pitch(const TensorMapSpec& s) {
+  if (is_interleaved_tiled(s)) return smem_row_bytes(s);
   const auto span = static_cast<std::size_t>(swizzle_span_bytes(s.swizzle));
   return std::max(smem_row_bytes(s), span);
 }
@@ -290,11 +311,15 @@ inline void write_element(std::span<std::byte> buf, std::size_t offset, std::siz
 
 // One element visited by a box traversal.
 struct ElementAccess {
-  std::array<std::int64_t, kMaxRank> index;  // tensor index, innermost first (may be out of bounds)
-  std::size_t smem_offset;                   // first byte of the element in the smem buffer
-  bool in_bounds;                            // index inside the tensor in every dimension
-  std::size_t global_offset;                 // first byte in the global buffer; 0 if !written
-  bool stored;  // a store / reduce writes it: in bounds, or past dims[0] within its 16 B chunk
+  // Tensor index, innermost first (may be out of bounds); interleaved tiled maps: index[0] is the
+  // chunk's index, shared by every element of the chunk.
+  std::array<std::int64_t, kMaxRank> index;
+  std::size_t smem_offset;    // first byte of the element in the smem buffer
+  bool in_bounds;             // index inside the tensor in every dimension
+  std::size_t global_offset;  // first byte in the global buffer; 0 if !written
+  // A store / reduce writes it: in bounds, or past dims[0] within its 16 B chunk (interleaved
+  // tiled maps: see interleaved_store_writes).
+  bool stored;
 };
 
 // MEASURED (H200, tests/gpu/probes.txt group E): stores and reduces write dimension 0 in whole
@@ -307,11 +332,70 @@ inline std::uint64_t stored_dim0_limit(const TensorMapSpec& s) {
   return (s.dims_inner_first[0] * e + 15) / 16 * 16 / e;
 }
 
+// HYPOTHESIS (one probe so far, tests/gpu/probes.txt line 83; group D3 decides): a store or
+// reduce through an interleaved tiled map writes only the chunks whose outermost box index is 0.
+// The H200 stored bf16 dims {8,16,4} box {8,4,2} INTERLEAVE_16B as the image's first 8 chunks
+// (g[0,128) = smem[0,128)) and left the second slice (smem[128,256) -> g[256,384)) unwritten,
+// although a load of the same map moves both slices.
+inline bool interleaved_store_writes(const TensorMapSpec& s,
+                                     std::span<const std::uint64_t> box_index) {
+  return s.rank < 2 || box_index[static_cast<std::size_t>(s.rank - 1)] == 0;
+}
+
+// The interleaved-tiled branch of for_each_box_element: one ElementAccess per element of every
+// chunk, chunks in traversal order (box index k0 fastest; dimension rank - 2 stays at its
+// coordinate). Chunk (i0, i1, ..) is global bytes [i0 * C + sum(i_d * strides[d]), + C) and is in
+// bounds when every i_d is.
+template <class F>
+void for_each_interleaved_element(const TensorMapSpec& s, std::span<const std::int32_t> coords,
+                                  F&& f) {
+  const int rank = s.rank;
+  const std::size_t esize = element_size(s);
+  const std::size_t chunk = interleave_chunk_bytes(s);
+  std::array<std::uint64_t, kMaxRank> extent{};
+  for (int d = 0; d < rank; ++d) {
+    extent[d] = traversed_extent(s, d);
+    if (extent[d] == 0) return;
+  }
+  std::array<std::uint64_t, kMaxRank> k{};  // box index per dimension (odometer, k0 fastest)
+  ElementAccess e{};
+  for (std::size_t row = 0;; ++row) {
+    bool in = true;
+    std::uint64_t base = 0;
+    for (int d = 0; d < rank; ++d) {
+      const std::int64_t i = coords[d] + static_cast<std::int64_t>(k[d]) * traversal_step(s, d);
+      e.index[d] = i;
+      if (i < 0 || static_cast<std::uint64_t>(i) >= s.dims_inner_first[d]) {
+        in = false;
+      } else {
+        base += static_cast<std::uint64_t>(i) * global_stride_bytes(s, d);
+      }
+    }
+    e.in_bounds = in;
+    e.stored = in && interleaved_store_writes(s, std::span<const std::uint64_t>(k.data(), rank));
+    for (std::size_t j = 0; j < chunk / esize; ++j) {
+      e.global_offset = in ? static_cast<std::size_t>(base + j * esize) : 0;
+      e.smem_offset = smem_offset(s, row, j * esize);
+      f(static_cast<const ElementAccess&>(e));
+    }
+    int d = 0;
+    for (; d < rank; ++d) {
+      if (++k[d] < extent[d]) break;
+      k[d] = 0;
+    }
+    if (d >= rank) return;
+  }
+}
+
 // Calls f(const ElementAccess&) for every element of the tiled box at `coords`, dimension 0
 // fastest. Preconditions (the public functions check them): require_modelled(s, kTiled, ...) and
 // coords.size() == s.rank. Elements of one row occupy consecutive element slots of the row.
 template <class F>
 void for_each_box_element(const TensorMapSpec& s, std::span<const std::int32_t> coords, F&& f) {
+  if (is_interleaved_tiled(s)) {
+    for_each_interleaved_element(s, coords, std::forward<F>(f));
+    return;
+  }
   const int rank = s.rank;
   const std::size_t esize = element_size(s);
   std::array<std::uint64_t, kMaxRank> extent{};
@@ -365,7 +449,10 @@ inline void check_coords(const TensorMapSpec& s, std::span<const std::int32_t> c
   // MEASURED (H200, tests/gpu/probes.txt group A): a tiled copy whose box starts at a dimension-0
   // byte offset that is not a multiple of 16 faults with cudaErrorIllegalInstruction (loads and
   // stores, negative coordinates too). The driver cannot check it: it is a per-copy value.
-  if (s.mode == Mode::kTiled && !coords.empty() &&
+  // Interleaved tiled maps count coordinate 0 in whole chunks, so every start is chunk aligned
+  // (HYPOTHESIS for starts that are not 16 B multiples as elements, e.g. bf16 coords[0] = 1:
+  // probes group D3).
+  if (s.mode == Mode::kTiled && !is_interleaved_tiled(s) && !coords.empty() &&
       (static_cast<std::int64_t>(coords[0]) * static_cast<std::int64_t>(element_size(s))) % 16 !=
           0) {
     detail::fail(who, "coords[0] = " + std::to_string(coords[0]) + " elements x " +

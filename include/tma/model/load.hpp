@@ -14,7 +14,8 @@ namespace tma::model {
 // Writes the image of the tiled box at `coords` (signed, innermost first) into `smem`, a buffer of
 // exactly smem_bytes(spec) bytes standing for shared memory aligned to smem_alignment(spec).
 // In-bounds elements are copied from `global` (the memory at spec.address); out-of-bounds elements
-// get oob_fill_bits(spec). Bytes of `smem` outside the image are left as they were.
+// get oob_fill_bits(spec). Bytes of `smem` outside the image are left as they were. Interleaved
+// maps move whole 16 / 32 B chunks (layout.hpp; MEASURED, docs/hardware-findings.md finding 12).
 // Throws std::invalid_argument for a spec the model does not cover, a coords length != rank, a
 // global buffer smaller than global_footprint_bytes(spec) or a wrong smem size.
 inline void load_box(const TensorMapSpec& spec, std::span<const std::byte> global,

@@ -15,6 +15,9 @@
 //     test negative store coordinates separately from the bulk comparison.
 //   * If the global strides make two box elements alias the same bytes, the model applies them in
 //     traversal order (dimension 0 fastest, last write wins); the hardware order is unspecified.
+//   * Interleaved maps (layout.hpp, finding 12): HYPOTHESIS from one probe
+//     (interleaved_store_writes): only the chunks of the first step of the outermost dimension are
+//     written, although a load of the same map moves every step. Probes group D3f decide it.
 #pragma once
 
 #include <cstddef>
