@@ -84,6 +84,12 @@ struct Args {
   // undefined for tensor stores (run separately, as an observation: run_gpu_tests.sh reports it
   // without failing the suite).
   bool negative_coords = false;
+  // --interleave P: the share (0..1) of random specs drawn with an interleaved layout, for the
+  // programs that draw them (gpu_load, gpu_multicast, gpu_store); -1: the program's default.
+  double interleave = -1;
+  double interleave_or(double program_default) const {
+    return interleave >= 0 ? interleave : program_default;
+  }
 
   // The program's count: --count if given, else `quick_default` under --quick, else `full_default`.
   std::int64_t count_or(std::int64_t full_default, std::int64_t quick_default) const {
@@ -96,6 +102,7 @@ inline void print_usage(std::string_view test) {
   std::printf(
       "usage: %.*s [--seed N] [--quick] [--count N] [--only I] [--timeout S] [--out DIR]\n"
       "          [--negative-coords (gpu_store: store at negative starts, undefined per PTX)]\n"
+      "          [--interleave P (share of interleaved specs, 0..1: gpu_load/multicast/store)]\n"
       "  compares TMA on this GPU with tmakit's reference model; mismatches go to\n"
       "  DIR/<test>.jsonl (DIR: --out, else $TMAKIT_GPU_OUT, else ./gpu-out).\n"
       "  exit 0 pass, 1 fail, 77 skipped (no suitable GPU), 2 bad arguments\n",
@@ -137,6 +144,14 @@ inline std::optional<Args> parse_args(std::string_view test, int argc, char** ar
         auto v = number(i, "--timeout");
         if (!v) return std::nullopt;
         a.timeout_s = std::stod(*v);
+      } else if (f == "--interleave") {
+        auto v = number(i, "--interleave");
+        if (!v) return std::nullopt;
+        a.interleave = std::stod(*v);
+        if (!(a.interleave >= 0 && a.interleave <= 1)) {
+          std::fprintf(stderr, "--interleave takes a share between 0 and 1, got %s\n", v->c_str());
+          return std::nullopt;
+        }
       } else if (f == "--out") {
         auto v = number(i, "--out");
         if (!v) return std::nullopt;

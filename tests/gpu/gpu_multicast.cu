@@ -111,7 +111,7 @@ struct McCase : DrawnSpec {
   std::size_t pitch = 0, region = 0;
 };
 
-McCase make_case(std::int64_t index, std::uint64_t case_seed) {
+McCase make_case(std::int64_t index, std::uint64_t case_seed, double interleave) {
   McCase c;
   c.index = index;
   c.case_seed = case_seed;
@@ -120,7 +120,7 @@ McCase make_case(std::int64_t index, std::uint64_t case_seed) {
   c.pattern = index % 3 == 2 ? kSlices : kSingleIssuer;
   c.mask = static_cast<std::uint16_t>(rng.range(1, (1 << c.cluster) - 1));
   SpecOptions o;
-  o.interleave_chance = 0;  // finding 12 is modelled; on (0.12) once probes group D3 passes
+  o.interleave_chance = interleave;  // finding 12: 12% by default (--interleave P)
   o.max_box_bytes =
       c.pattern == kSlices ? (64u * 1024u) / static_cast<unsigned>(c.cluster) : 64u * 1024u;
   o.max_footprint_bytes = 256 * 1024;
@@ -344,8 +344,9 @@ int main(int argc, char** argv) {
         }
         std::vector<McCase> all(indices.size());
         parallel_for(indices.size(), [&](std::size_t k) {
-          all[k] = make_case(
-              indices[k], derive_seed(ctx.report.seed(), static_cast<std::uint64_t>(indices[k])));
+          all[k] = make_case(indices[k],
+                             derive_seed(ctx.report.seed(), static_cast<std::uint64_t>(indices[k])),
+                             ctx.args.interleave_or(0.12));
         });
         Totals totals;
         long long wait_cycles = ctx.cycles(1.0);
