@@ -93,7 +93,16 @@ inline std::string describe(const TensorMapSpec& s, const Limits& limits = Limit
       o << box_extent(s, d) << (d ? " x " : "");
     o << ')';
   }
-  o << "; inner row " << inner_bytes(s.dtype, box_extent(s, 0)) << " B\n";
+  if (is_interleaved_tiled(s)) {
+    // The copy moves whole interleave chunks and skips dimension rank - 2 (finding 12).
+    o << "; interleaved: the copy moves ";
+    for (int d = 0; d < n; ++d)
+      o << (d ? " x " : "") << traversed_extent(s, d);
+    o << " steps of " << interleave_bytes(s.interleave) << " B chunks (dimension 0 counts chunks;"
+      << " dimension " << n - 2 << " is not traversed)\n";
+  } else {
+    o << "; inner row " << inner_bytes(s.dtype, box_extent(s, 0)) << " B\n";
+  }
   const std::uint64_t bytes = box_bytes(s);
   o << "transaction: " << bytes << " B per copy (the byte count for arrive_expect_tx)";
   if (bytes > kHopperMaxSmemPerBlock) {
