@@ -184,11 +184,6 @@ void check_args(const GemmArgs& g, Path path, const GemmTuning& t) {
     fail(kOp, cat("tuning.stream_k = ", t.stream_k,
                   " is not 0 (choose), 1 (off: data-parallel tiles) or 2 (on: split the last "
                   "waves along K)"));
-  if (t.stream_k == 2 && t.cluster_m == 2)
-    fail(kOp,
-         "tuning.stream_k = 2 with tuning.cluster_m = 2: stream-K runs clusters of 1 CTA only "
-         "(the B multicast pairs two CTAs' k-loops); use cluster_m = 0 or 1, or stream_k = 0 "
-         "or 1");
 
   if ((g.workspace == nullptr) != (g.workspace_bytes == 0))
     fail(kOp, cat("workspace = ", g.workspace, " with workspace_bytes = ", g.workspace_bytes,
@@ -349,12 +344,15 @@ Resolved resolve(const GemmArgs& g, Path path, const GemmTuning& tuning) {
   // its kernel computes all n columns.
   const int cd = element_bytes(g.d_dtype);
   r.n_main = path == Path::kTma ? tma_store_columns(g.n, cd) : g.n;
-  // Stream-K needs clusters of 1 (the multicast pairs two CTAs' k-loops; a split would have to
-  // split both alike), so it is decided first, with the configuration.
-  const bool may_split = tuning.stream_k != 1 && tuning.cluster_m != 2;
-  const ConfigChoice choice =
-      choose_config_split(g.m, r.n_main, g.k, sms, tuning.stream_k, may_split);
-  r.config = tuning.config >= 0 ? tuning.config : choice.config;
+  // Configuration, cluster and split together (gemm_config.hpp: choose_plan), estimated with one
+  // CTA per SM; the launch below sizes the grid by the real occupancy.
+  PlanRequest request;
+  request.config = tuning.config;
+  request.cluster_m = tuning.cluster_m;
+  request.stream_k = tuning.stream_k;
+  request.may_cluster = path == Path::kTma;
+  const GemmChoice choice = choose_plan(g.m, r.n_main, g.k, sms, request);
+  r.config = choice.config;
   const int block_n = kGemmConfigs[r.config].block_n;
   Params& p = r.p;
   p.m = static_cast<std::int32_t>(g.m);
@@ -404,38 +402,26 @@ Resolved resolve(const GemmArgs& g, Path path, const GemmTuning& tuning) {
                                 : kernel_for<false>(r.config, f16, a_major, b_major);
   const std::uint32_t smem = smem_bytes_for(r.config);
 
-  bool split = false;
-  int clusters = 0;
-  if (may_split) {
-    const std::int64_t tiles = cluster_tiles_for(1);
-    clusters = max_clusters(r.kernel, smem, 1);
-    const int workers = workers_for(clusters, tiles, true, tuning.max_ctas, 1);
-    const auto t32 = static_cast<std::int32_t>(tiles);
-    if (tuning.stream_k == 2) {
-      if (!stream_k_fits(t32, p.k_blocks, workers))
+  r.cluster_m = choice.cluster_m;
+  p.cluster_rows = (p.tiles_m + r.cluster_m - 1) / r.cluster_m;
+  p.cluster_tiles = static_cast<std::int32_t>(cluster_tiles_for(r.cluster_m));
+  const int clusters = max_clusters(r.kernel, smem, r.cluster_m);
+  bool split = choice.split;
+  if (split) {
+    const int workers = workers_for(clusters, p.cluster_tiles, true, tuning.max_ctas, r.cluster_m);
+    if (!stream_k_fits(p.cluster_tiles, p.k_blocks, workers)) {
+      if (tuning.stream_k == 2)
         fail(kOp,
              cat("tuning.stream_k = 2 but the split tiles x ", p.k_blocks, " k-blocks (k = ", g.k,
                  ") reach 2^31 iterations, beyond the kernel's 32-bit schedule: use "
                  "stream_k = 0 or 1, or split the product along k"));
-      split = true;
-    } else {
-      // The configuration's choice when it made one (estimated with workers = SMs); else the
-      // same rule for the configuration given.
-      split =
-          (tuning.config < 0 ? choice.split : stream_k_pays(t32, p.k_blocks, workers, block_n)) &&
-          stream_k_fits(t32, p.k_blocks, workers);
+      split = false;
     }
   }
-  r.cluster_m = path != Path::kTma     ? 1
-                : split                ? 1
-                : tuning.cluster_m > 0 ? tuning.cluster_m
-                                       : choose_cluster_m(p.tiles_m);
-  p.cluster_rows = (p.tiles_m + r.cluster_m - 1) / r.cluster_m;
-  p.cluster_tiles = static_cast<std::int32_t>(cluster_tiles_for(r.cluster_m));
-  if (!split || clusters == 0) clusters = max_clusters(r.kernel, smem, r.cluster_m);
   r.workers = workers_for(clusters, p.cluster_tiles, split, tuning.max_ctas, r.cluster_m);
   p.sched = make_schedule(p.cluster_tiles, p.k_blocks, r.workers, split);
-  if (split) r.workspace_bytes = workspace_bytes(r.workers, kBlockM, block_n);
+  // One slot and two flags per CTA (gemm_schedule.hpp: cta_slot).
+  if (split) r.workspace_bytes = workspace_bytes(r.workers * r.cluster_m, kBlockM, block_n);
   return r;
 }
 
@@ -536,13 +522,13 @@ void gemm_tuned(const GemmArgs& g, cudaStream_t stream, Path path, const GemmTun
       } else if (g.workspace_bytes < r.workspace_bytes) {
         detail::fail(d::kOp,
                      cat("workspace_bytes = ", g.workspace_bytes, " but this launch splits ",
-                         p.sched.sk_tiles, " tiles along K over ", r.workers, " CTAs and needs ",
-                         r.workspace_bytes,
+                         p.sched.sk_tiles, " tiles along K over ", r.workers * r.cluster_m,
+                         " CTAs and needs ", r.workspace_bytes,
                          " B: pass gemm_workspace_bytes(args, path, tuning) bytes (or no "
                          "workspace: gemm allocates one)"));
       }
       auto* bytes = static_cast<unsigned char*>(ws);
-      const std::uint64_t flag_bytes = d::workspace_flag_bytes(r.workers);
+      const std::uint64_t flag_bytes = d::workspace_flag_bytes(r.workers * r.cluster_m);
       p.sk_flags = reinterpret_cast<std::uint32_t*>(bytes);
       p.sk_slots = reinterpret_cast<float*>(bytes + flag_bytes);
       d::check_cuda(cudaMemsetAsync(ws, 0, flag_bytes, stream), "cudaMemsetAsync(stream-K flags)");

@@ -127,45 +127,108 @@ inline int choose_config(std::int64_t m, std::int64_t n, int sm_count) {
   return waves(128) * kNarrowTileTime < waves(256) ? 1 : 0;
 }
 
-// The configuration and the split together (tuning.config = -1): the configuration whose
-// schedule (split when stream_k_pays, or always with stream_k = 2; never when `may_split` is
-// false) takes the least time, in 128 x 256 k-block times (a 128 x 128 k-block: kNarrowTileTime).
-// With no split this is choose_config's wave model. A split schedule levels the waves, so it
-// prefers 128 x 256 tiles more often (M = 2048, N = 2112: 144 tiles split beat 272 narrow ones).
-// `workers`: the SM count (one CTA per SM; the launch uses the occupancy, which is the same for
-// clusters of 1). A guess until measured, like the parts it is made of.
-struct ConfigChoice {
-  int config;
-  bool split;
-};
-inline ConfigChoice choose_config_split(std::int64_t m, std::int64_t n, std::int64_t k, int workers,
-                                        int stream_k, bool may_split) {
-  ConfigChoice best{0, false};
-  double best_time = 0;
-  for (int config = 0; config < kNumGemmConfigs; ++config) {
-    const int block_n = kGemmConfigs[config].block_n;
-    const std::int64_t tiles64 = ((m + kBlockM - 1) / kBlockM) * ((n + block_n - 1) / block_n);
-    if (tiles64 > (std::int64_t{1} << 30)) return ConfigChoice{choose_config(m, n, workers), false};
-    const auto tiles = static_cast<std::int32_t>(tiles64);
-    const auto k_blocks = static_cast<std::int32_t>((k + kBlockK - 1) / kBlockK);
-    const double scale = block_n == 256 ? 1.0 : kNarrowTileTime;
-    bool split = false;
-    if (may_split && stream_k_fits(tiles, k_blocks, workers))
-      split = stream_k == 2 || (stream_k == 0 && stream_k_pays(tiles, k_blocks, workers, block_n));
-    const double t = scale * (split ? stream_k_time(tiles, k_blocks, workers, block_n)
-                                    : data_parallel_time(tiles, k_blocks, workers));
-    if (config == 0 || t < best_time) {
-      best = ConfigChoice{config, split};
-      best_time = t;
-    }
-  }
-  return best;
+// 2-CTA clusters along M (sharing B through multicast) for a data-parallel launch whenever there
+// are tile rows to pair, unless an odd count's idle CTA (the last cluster's second one) adds a
+// wave. Measured (sweep, H200, 2026-11-22): with tiles_m >= 2 cluster 2 was faster for 128 x 128
+// tiles on every shape (+4% .. +11%, e.g. 512 x 4096 x 11008: 601 -> 653 TFLOP/s) and within
+// -2% .. +8% for 128 x 256; at tiles_m = 1 it halves the useful CTAs and lost up to 49%
+// (128 x 28672 x 8192, 128 x 128: 457 -> 234).
+inline int choose_cluster_m(std::int64_t tiles_m, std::int64_t tiles_n, int sm_count) {
+  if (tiles_m < 2) return 1;
+  const std::int64_t pairs = sm_count / 2 > 0 ? sm_count / 2 : 1;
+  const std::int64_t waves1 = (tiles_m * tiles_n + sm_count - 1) / sm_count;
+  const std::int64_t waves2 = ((tiles_m + 1) / 2 * tiles_n + pairs - 1) / pairs;
+  return waves2 <= waves1 ? 2 : 1;
 }
 
-// 2-CTA clusters along M (sharing B through multicast) when there are tile rows to pair and few
-// are wasted (an odd count leaves the last cluster's second CTA idle). To be measured.
-inline int choose_cluster_m(std::int64_t tiles_m) {
+// Clusters for a stream-K launch: the split levels the work over all CTAs, so an idle CTA (odd
+// tiles_m) is lost time, not a lost wave: 2 when tiles_m is even or large enough that the idle
+// row costs at most 1/9 of the CTAs (tiles_m >= 8). Not measured yet (tma_cfgX_sk2).
+inline int choose_stream_k_cluster_m(std::int64_t tiles_m) {
   return tiles_m >= 2 && (tiles_m % 2 == 0 || tiles_m >= 8) ? 2 : 1;
+}
+
+// ---- the plan: configuration, cluster, split --------------------------------------------------
+// Measured (tma-bench gemm --sweep, H200, 132 SMs, 2026-11-22, 47 shapes; docs/perf-log.md):
+//   - stream-K (clusters of 1) beat the best data-parallel variant only where data-parallel leaves
+//     most SMs idle: M = 128 (tiles_m = 1) with <= 86 tiles (+2% .. +80%), 512 x 2112 x 7168 (+7%),
+//     1024 x 2112 x 7168 (+3%), 2048 x 2112 x 7168 (+10%); elsewhere it tied (<= +1%) or lost, by
+//     up to 47% (2048 x 4096 x 11008: all 256 tiles split, 414 vs 776 TFLOP/s);
+//   - where stream-K won, 128 x 128 tiles split were the best or within 3% of the best split;
+//   - the data-parallel configuration by the wave model (choose_config) and cluster 2 when
+//     tiles_m >= 2 was the best data-parallel variant or within 3% on every shape.
+// So: data-parallel by default; split only when (a) tiles_m <= kStreamKMaxTileRows (stream-K won
+// only at M <= 2048: the model, fitted there, does not decide for larger M), (b) K >=
+// kMinStreamKBlocks k-blocks (smaller K: the fixup is a large part of a tile; 1024^3 lost 22%),
+// and (c) the cost model with the measured stream-K penalty (gemm_schedule.hpp) predicts at
+// least 1 - kStreamKGain less time than the data-parallel plan. Times are compared in 128 x 256
+// k-block times (a 128 x 128 k-block: kNarrowTileTime). On the sweep's 47 shapes every choice is
+// the best variant or within 3% of it (tests/gemm/test_gemm_host.cpp pins them).
+inline constexpr std::int64_t kStreamKMaxTileRows = 16;
+inline constexpr std::int32_t kMinStreamKBlocks = 32;
+inline constexpr double kStreamKGain = 0.95;
+inline constexpr int kStreamKConfig = 1;  // 128 x 128: more, smaller pieces; cheaper fixup
+
+// The caller's fixed choices (GemmTuning): config -1, cluster_m 0 and stream_k 0 leave them to the
+// heuristic; may_cluster = false (the ordinary path: no multicast) means clusters of 1.
+struct PlanRequest {
+  int config = -1;
+  int cluster_m = 0;
+  int stream_k = 0;  // 0 heuristic, 1 off, 2 on
+  bool may_cluster = true;
+};
+
+struct GemmChoice {
+  int config;
+  int cluster_m;
+  bool split;
+};
+
+// The launch plan for an m x n x k product on sm_count SMs (one CTA per SM) under `req`: the
+// data-parallel plan (config by the wave model, cluster by choose_cluster_m) unless stream-K is
+// forced or pays by the rule above (then config kStreamKConfig, clusters by
+// choose_stream_k_cluster_m), each fixed choice of `req` overriding its part. The split may still
+// be dropped by the caller when the launch's real worker count makes it not fit (stream_k_fits).
+inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, int sm_count,
+                              const PlanRequest& req) {
+  const std::int64_t tiles_m = (m + kBlockM - 1) / kBlockM;
+  const std::int64_t k_blocks64 = (k + kBlockK - 1) / kBlockK;
+  const auto tiles_n = [&](int config) {
+    const std::int64_t block_n = kGemmConfigs[config].block_n;
+    return (n + block_n - 1) / block_n;
+  };
+  const auto scale = [](int config) {
+    return kGemmConfigs[config].block_n == 256 ? 1.0 : kNarrowTileTime;
+  };
+  const int cluster_cap = req.may_cluster ? 2 : 1;
+  const auto cluster = [&](int heuristic) {
+    return req.cluster_m > 0 ? req.cluster_m : heuristic < cluster_cap ? heuristic : cluster_cap;
+  };
+  GemmChoice dp{req.config >= 0 ? req.config : choose_config(m, n, sm_count), 1, false};
+  dp.cluster_m = cluster(choose_cluster_m(tiles_m, tiles_n(dp.config), sm_count));
+  GemmChoice sk{req.config >= 0 ? req.config : kStreamKConfig, 1, true};
+  sk.cluster_m = cluster(choose_stream_k_cluster_m(tiles_m));
+  if (req.stream_k == 1) return dp;
+  if (req.stream_k == 2) return sk;
+  if (tiles_m > kStreamKMaxTileRows || k_blocks64 < kMinStreamKBlocks) return dp;
+  // Cluster tiles over clusters (sm_count / cluster_m of them, as the launch estimates them).
+  const auto tiles_of = [&](const GemmChoice& c) {
+    return (tiles_m + c.cluster_m - 1) / c.cluster_m * tiles_n(c.config);
+  };
+  const auto workers_of = [&](const GemmChoice& c) {
+    const int w = sm_count / c.cluster_m;
+    return static_cast<std::int32_t>(w > 0 ? w : 1);
+  };
+  const std::int64_t sk_tiles = tiles_of(sk);
+  const auto k_blocks = static_cast<std::int32_t>(k_blocks64);
+  if (sk_tiles > (std::int64_t{1} << 30) ||
+      !stream_k_fits(static_cast<std::int32_t>(sk_tiles), k_blocks, workers_of(sk)))
+    return dp;
+  const double t_dp = scale(dp.config) * data_parallel_time(tiles_of(dp), k_blocks, workers_of(dp));
+  const double t_sk =
+      scale(sk.config) * stream_k_time(static_cast<std::int32_t>(sk_tiles), k_blocks,
+                                       workers_of(sk), kGemmConfigs[sk.config].block_n);
+  return t_sk < kStreamKGain * t_dp ? sk : dp;
 }
 
 }  // namespace tma::ops::detail::gemm

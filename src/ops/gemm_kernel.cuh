@@ -19,13 +19,15 @@
 // Tile order: clusters walk a grouped raster (tile_of); both CTAs of a cluster take the same
 // tile column and adjacent tile rows, so they share B.
 //
-// Work: each CTA (cluster) walks its units of Params::sched (gemm_schedule.hpp): whole tiles, and
-// with stream-K (clusters of 1 only) pieces of split tiles: the producer loads the unit's
-// k-blocks, the consumers accumulate them; a kPartial unit's sums go to the CTA's workspace slot
-// (each consumer warpgroup its 64 rows, then its flag: bar.sync of the warpgroup, one thread
-// fence.acq_rel.gpu + st.relaxed.gpu), a kFinish unit's finisher adds its peers' slots in worker
-// order (one thread polls the peer's flag with ld.acquire.gpu, then bar.sync of the warpgroup,
-// then every thread ld.global.cg's its own accumulators' values) before the usual epilogue.
+// Work: each cluster (both its CTAs alike) walks its units of Params::sched (gemm_schedule.hpp):
+// whole tiles, and with stream-K pieces of split tiles: the producer loads the unit's k-blocks
+// (multicasting its half of B in a 2-CTA cluster, as for whole tiles), the consumers accumulate
+// them; a kPartial unit's sums go to the CTA's workspace slot (cta_slot; each consumer warpgroup
+// its 64 rows, then its flag: bar.sync of the warpgroup, one thread fence.acq_rel.gpu +
+// st.relaxed.gpu), a kFinish unit's finisher adds its peers' slots of the same cluster rank in
+// worker order (one thread polls the peer's flag with ld.acquire.gpu, then bar.sync of the
+// warpgroup, then every thread ld.global.cg's its own accumulators' values) before the usual
+// epilogue.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -43,22 +45,11 @@ namespace tma::ops::detail::gemm {
 
 enum class Role { kProducer, kConsumer };
 
-// The output tile of cluster tile `t` for the CTA of cluster rank `rank`: groups of
-// raster_group cluster rows are walked column by column (M fastest inside a group), so the
-// clusters working at the same time share A tiles (rows) and B tiles (columns) through L2.
+// The output tile of cluster tile `t` for the CTA of cluster rank `rank` (gemm_schedule.hpp's
+// grouped raster, which the host tests check).
 __device__ __forceinline__ void tile_of(const Params& p, int t, int rank, int cluster_m, int& tm,
                                         int& tn) {
-  // 32-bit unsigned arithmetic: 64-bit division is a called subroutine (with a stack frame); the
-  // host keeps cluster_tiles below 2^31.
-  const auto ut = static_cast<std::uint32_t>(t);
-  const auto group_rows = static_cast<std::uint32_t>(p.raster_group);
-  const std::uint32_t per_group = group_rows * static_cast<std::uint32_t>(p.tiles_n);
-  const std::uint32_t group = ut / per_group;
-  const std::uint32_t first = group * group_rows;
-  const std::uint32_t rows = min(static_cast<std::uint32_t>(p.cluster_rows) - first, group_rows);
-  const std::uint32_t r = ut - group * per_group;
-  tm = static_cast<int>((first + r % rows) * static_cast<std::uint32_t>(cluster_m)) + rank;
-  tn = static_cast<int>(r / rows);
+  raster_tile(t, p.cluster_rows, p.tiles_n, p.raster_group, rank, cluster_m, tm, tn);
 }
 
 // Coordinates (innermost first) of the atom whose K range starts at k0 and MN range at mn0.
@@ -266,14 +257,15 @@ __device__ __forceinline__ void store_release_gpu(std::uint32_t* p, std::uint32_
 // Prints which flag a finisher gave up on and traps (TMA_DEBUG_HANG_BOUND).
 __device__ __noinline__ inline void report_flag_hang(int peer, int wgc, unsigned long long polls) {
   printf(
-      "tmakit: gemm stream-K: block %d warpgroup %d gave up waiting for peer %d's flag after %llu "
-      "polls (TMA_DEBUG_HANG_BOUND): the peer never finished its partial tile (a schedule "
+      "tmakit: gemm stream-K: block %d warpgroup %d gave up waiting for the flag of block %d after "
+      "%llu polls (TMA_DEBUG_HANG_BOUND): that block never finished its partial tile (a schedule "
       "mismatch, or flags not zeroed before the launch)\n",
       blockIdx.x, wgc, peer, polls);
   __trap();
 }
 
-// The leader thread of a finisher warpgroup: spins until `flag` is set (by peer `peer`).
+// The leader thread of a finisher warpgroup: spins until `flag` is set (by the CTA of slot `peer`,
+// which is its block index).
 template <unsigned long long kBound = ::tma::detail::kHangBoundPolls>
 __device__ __forceinline__ void wait_flag(const std::uint32_t* flag, int peer, int wgc) {
   unsigned long long polls = 0;
@@ -288,40 +280,43 @@ __device__ __forceinline__ void wait_flag(const std::uint32_t* flag, int peer, i
   (void)wgc;
 }
 
-// Warpgroup `wgc`'s part of worker w's slot (gemm_schedule.hpp's layout), as float4.
+// Warpgroup `wgc`'s part of CTA slot c's partial tile (gemm_schedule.hpp's layout), as float4.
 template <class Cfg>
-__device__ __forceinline__ float4* slot_part(const Params& p, int w, int wgc) {
+__device__ __forceinline__ float4* slot_part(const Params& p, int c, int wgc) {
   return reinterpret_cast<float4*>(p.sk_slots +
-                                   static_cast<std::int64_t>(w) * kBlockM * Cfg::kBlockN +
+                                   static_cast<std::int64_t>(c) * kBlockM * Cfg::kBlockN +
                                    static_cast<std::int64_t>(wgc) * 64 * Cfg::kBlockN);
 }
 
-// All 128 threads of a consumer warpgroup: its partial sums into worker w's slot, then the flag.
-// st.global.cg: the slot is read once, by another SM, from L2.
+// All 128 threads of a consumer warpgroup: its partial sums into CTA slot c (cta_slot), then the
+// flag. st.global.cg: the slot is read once, by another SM, from L2.
 template <class Cfg>
 __device__ __forceinline__ void publish_partial(const float (&acc)[Cfg::kAccumulators],
-                                                const Params& p, int w, int wgc) {
+                                                const Params& p, int c, int wgc) {
   const int t = static_cast<int>(threadIdx.x) % kWarpgroupThreads;
-  float4* out = slot_part<Cfg>(p, w, wgc) + t;
+  float4* out = slot_part<Cfg>(p, c, wgc) + t;
 #pragma unroll
   for (int j = 0; j < Cfg::kAccumulators / 4; ++j) {
     __stcg(out + j * kWarpgroupThreads,
            make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]));
   }
   named_barrier_sync(kStreamKBarrier + static_cast<std::uint32_t>(wgc), kWarpgroupThreads);
-  if (t == 0) store_release_gpu(p.sk_flags + 2 * w + wgc, 1u);
+  if (t == 0) store_release_gpu(p.sk_flags + 2 * c + wgc, 1u);
 }
 
-// All 128 threads of a finisher warpgroup: adds the partial sums of split tile `tile`'s peers,
-// in worker order (a fixed order: the same sums every run), to its own.
+// All 128 threads of a finisher warpgroup of worker w's CTA of rank `rank`: adds the partial sums
+// of split tile `tile`'s peers (their CTAs of the same rank: the same rows), in worker order (a
+// fixed order: the same sums every run), to its own.
 template <class Cfg>
 __device__ __forceinline__ void add_peer_partials(float (&acc)[Cfg::kAccumulators], const Params& p,
-                                                  int tile, int w, int wgc) {
+                                                  int tile, int w, int rank, int cluster_m,
+                                                  int wgc) {
   const int t = static_cast<int>(threadIdx.x) % kWarpgroupThreads;
   for (int v = next_peer(p.sched, tile, w); v >= 0; v = next_peer(p.sched, tile, v)) {
-    if (t == 0) wait_flag(p.sk_flags + 2 * v + wgc, v, wgc);
+    const int c = cta_slot(v, rank, cluster_m);
+    if (t == 0) wait_flag(p.sk_flags + 2 * c + wgc, c, wgc);
     named_barrier_sync(kStreamKBarrier + static_cast<std::uint32_t>(wgc), kWarpgroupThreads);
-    const float4* in = slot_part<Cfg>(p, v, wgc) + t;
+    const float4* in = slot_part<Cfg>(p, c, wgc) + t;
 #pragma unroll
     for (int j = 0; j < Cfg::kAccumulators / 4; ++j) {
       const float4 x = __ldcg(in + j * kWarpgroupThreads);
@@ -358,13 +353,16 @@ __device__ __forceinline__ void consume(Pipeline<Cfg::kStages>& pipe, unsigned c
                                       cluster_m);
     const EpilogueTile tile{tm * kBlockM + 64 * wgc, tn * Cfg::kBlockN};
     // A cluster's second CTA past the last tile row, or a warpgroup's rows past m: nothing to
-    // store; nor, with stream-K, to hand over (contributor and finisher skip the same rows).
+    // store; nor, with stream-K, to hand over (contributor and finisher CTAs have the same rank,
+    // so the same tile row, and skip the same rows). The k-loop above ran regardless: the CTA's
+    // producer still multicasts its half of B to the cluster's other CTA.
     if (tile.row0 >= p.m) continue;
     if (u.kind == UnitKind::kPartial) {
-      publish_partial<Cfg>(acc, p, worker, wgc);
+      publish_partial<Cfg>(acc, p, cta_slot(worker, rank, cluster_m), wgc);
       continue;
     }
-    if (u.kind == UnitKind::kFinish) add_peer_partials<Cfg>(acc, p, u.tile, worker, wgc);
+    if (u.kind == UnitKind::kFinish)
+      add_peer_partials<Cfg>(acc, p, u.tile, worker, rank, cluster_m, wgc);
     switch (p.out) {
       case OutKind::kBF16:
         epilogue<__nv_bfloat16, Cfg::kBlockN, kTma>(acc, p, tile, epi, c_bar, map_c, map_d, wgc,

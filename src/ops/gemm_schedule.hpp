@@ -2,8 +2,9 @@
 // stream-K tail split along K. Pure integer arithmetic, host and device: the kernel walks it
 // (gemm_kernel.cuh), tests/gemm/test_gemm_host.cpp checks the same functions on the CPU.
 //
-// The work is the linear iteration space (tile, k_block), tiles in raster order (tile_of). With
-// W workers (CTAs; clusters when cluster_m = 2, which never splits) and T tiles of K k-blocks:
+// The work is the linear iteration space (tile, k_block), tiles in raster order (raster_tile).
+// A tile here is a cluster tile: cluster_m (1 or 2) adjacent tile rows of one tile column, one
+// per CTA of the cluster. With W workers (clusters) and T tiles of K k-blocks:
 //   - tiles [0, dp_tiles) are data-parallel: worker w computes tiles w, w + W, ... whole;
 //     dp_tiles is a multiple of W (full waves), or T when stream-K is off;
 //   - tiles [dp_tiles, T) (sk_tiles of them: the last partial wave plus one full wave when there
@@ -13,24 +14,38 @@
 //     and remainder of sk_tiles K / W). A range crosses tile boundaries; each maximal run inside
 //     one tile is a Unit:
 //       kWhole    k-blocks [0, K): computed and stored like a data-parallel tile;
-//       kPartial  k-blocks [b, e) with b > 0: the partial sum goes to the worker's fp32 slot of
-//                 the workspace, then the worker's flag is set ("contributor");
-//       kFinish   k-blocks [0, e) with e < K: the worker adds its peers' slots (next_peer: the
+//       kPartial  k-blocks [b, e) with b > 0: the partial sum goes to the CTA's fp32 slot of
+//                 the workspace, then the CTA's flag is set ("contributor");
+//       kFinish   k-blocks [0, e) with e < K: the CTA adds its peers' slots (next_peer: the
 //                 workers after it whose ranges start inside the tile, in increasing order, a
 //                 fixed order: deterministic results) to its own sum, then stores the tile.
 //     Exactly one worker finishes each split tile: the one whose range holds the tile's k-block 0.
 //
+// Clusters of 2 (cluster_m = 2): the worker is the cluster. Both CTAs walk the same units with the
+// same k-ranges, each on its own tile row of the cluster tile (rank r: tile row 2 c + r), so
+// the producers multicast B exactly as in a data-parallel tile (every stage of both CTAs gets A
+// from its own CTA and one half of B from each). Slots and flags belong to CTAs: CTA (w, r) uses
+// slot and flags cta_slot(w, r) = w cluster_m + r, and the finisher CTA (w, r) reads the slots
+// (v, r) of its peer workers v: the same rank, so the same output rows. A CTA whose tile row (or
+// a warpgroup whose 64 rows) lies past m skips the handoff on both sides alike (contributor and
+// finisher have the same rank, so the same rows).
+//
 // No deadlock, no long waits: a kPartial unit can only be the FIRST unit of a worker's range
 // (every later unit starts at a tile boundary, k-block 0) and a kFinish unit only the LAST (it
-// ends inside the tile, so the range ends there). So every worker sets its flag (if any) before
-// it waits for anything, and a worker waits only for workers with larger indices whose signals
-// need no wait: the wait-for graph has no cycle. With the persistent grid no larger than what is
-// co-resident (one CTA per SM), every worker runs, so every wait ends. (Were the GPU shared with
-// another kernel's blocks, a waiting CTA still waits only for signals that need nothing but an SM,
-// freed as the other kernel's blocks retire.) And the waits are short: all workers start their
-// stream-K ranges together after the same number of data-parallel tiles; a contributor's piece is
-// the first of its range and no longer than the range, while the finisher's is the last, so the
-// contributor's flag is normally set before the finisher gets to wait.
+// ends inside the tile, so the range ends there). So every CTA sets its flag (if any) before it
+// waits for any flag, and it waits only for CTAs of workers with larger indices. With clusters:
+// the two CTAs of a cluster also wait for each other, but only inside the k-loops (pipeline
+// stages filled and released by both), never for a flag there: a CTA's flag waits come after its
+// last k-loop, when it has released every stage its peer needs and its producer has issued every
+// copy (the producer warpgroup never waits for a flag). So each cluster reaches the end of its
+// last k-loop on its own, having set all its flags on the way; then every flag wait ends. The
+// wait-for graph has no cycle; with the persistent grid no larger than what is co-resident (one
+// CTA per SM: cudaOccupancyMaxActiveClusters), every worker runs, so every wait ends. (Were the
+// GPU shared with another kernel's blocks, a waiting CTA still waits only for signals that need
+// nothing but an SM, freed as the other kernel's blocks retire.) And the waits are short: all
+// workers start their stream-K ranges together after the same number of data-parallel tiles; a
+// contributor's piece is the first of its range and no longer than the range, while the
+// finisher's is the last, so the contributor's flag is normally set before the finisher waits.
 #pragma once
 
 #include <cstdint>
@@ -40,9 +55,9 @@
 namespace tma::ops::detail::gemm {
 
 struct Schedule {
-  std::int32_t tiles;     // output tiles (cluster tiles) in raster order
+  std::int32_t tiles;     // cluster tiles (cluster_m tile rows x 1 tile column) in raster order
   std::int32_t k_blocks;  // k-blocks per tile
-  std::int32_t workers;   // persistent CTAs (clusters)
+  std::int32_t workers;   // persistent clusters (of cluster_m CTAs)
   std::int32_t dp_tiles;  // tiles [0, dp_tiles): whole, round-robin over the workers
   std::int32_t sk_tiles;  // tiles [dp_tiles, tiles): split along K (0: stream-K off)
   std::int32_t sk_quot;   // sk_tiles x k_blocks / workers (< 2^31: the host checks)
@@ -67,6 +82,34 @@ struct Cursor {
 
 TMA_HOST_DEVICE inline std::int32_t sk_min(std::int32_t a, std::int32_t b) {
   return a < b ? a : b;
+}
+
+// The output tile (tile row tm, tile column tn) that the CTA of cluster rank `rank` computes for
+// cluster tile t: groups of raster_group cluster rows are walked column by column (M fastest
+// inside a group), so the clusters working at the same time share A tiles (rows) and B tiles
+// (columns) through L2; both CTAs of a cluster take the same column and adjacent rows. tm may be
+// >= tiles_m (the second CTA of the last cluster when tiles_m is odd: no rows to compute). 32-bit
+// unsigned arithmetic: 64-bit division is a called subroutine on the GPU (the host keeps the
+// tile counts below 2^31).
+TMA_HOST_DEVICE inline void raster_tile(std::int32_t t, std::int32_t cluster_rows,
+                                        std::int32_t tiles_n, std::int32_t raster_group, int rank,
+                                        int cluster_m, int& tm, int& tn) {
+  const auto ut = static_cast<std::uint32_t>(t);
+  const auto group_rows = static_cast<std::uint32_t>(raster_group);
+  const std::uint32_t per_group = group_rows * static_cast<std::uint32_t>(tiles_n);
+  const std::uint32_t group = ut / per_group;
+  const std::uint32_t first = group * group_rows;
+  const std::uint32_t left = static_cast<std::uint32_t>(cluster_rows) - first;
+  const std::uint32_t rows = left < group_rows ? left : group_rows;
+  const std::uint32_t r = ut - group * per_group;
+  tm = static_cast<int>((first + r % rows) * static_cast<std::uint32_t>(cluster_m)) + rank;
+  tn = static_cast<int>(r / rows);
+}
+
+// The workspace slot and flag pair of the CTA of cluster rank `rank` in worker (cluster) w: one
+// per CTA, so a finisher CTA reads the slot of the same rank in each peer cluster.
+TMA_HOST_DEVICE inline std::int32_t cta_slot(std::int32_t w, int rank, int cluster_m) {
+  return w * cluster_m + rank;
 }
 
 // The first stream-K iteration of worker w (w <= workers: begin(workers) is the end).
@@ -141,26 +184,31 @@ inline bool stream_k_fits(std::int32_t tiles, std::int32_t k_blocks, std::int32_
   return sk * k_blocks + k_blocks < (std::int64_t{1} << 31);
 }
 
-// ---- the heuristic: guesses until measured (tma-bench gemm --sweep has tma_sk{0,1}) ----------
-// Stream-K pays when the waves quantize badly and a tile has enough k-blocks to share. A cost
-// model in k-block times (one k-block of a 128 x 256 tile, ~0.56 us on an H100 SM):
+// ---- the cost model (the decision is choose_plan, gemm_config.hpp) ------------------------------
+// In k-block times of the tile in question, W workers, T tiles of K k-blocks:
 //   data-parallel  ceil(T / W) x K
-//   stream-K       (dp_tiles / W) x K + ceil(sk_tiles K / W) + fixup,
-//   fixup = kPartialCost x (1 + peers): writing one fp32 partial tile and reading `peers` of them
-//           (128 x 256 x 4 B = 128 KiB each, from L2 at ~150 GB/s per SM: ~0.9 us, so ~2
-//           k-block times; half for 128 x 128 tiles), peers = ceil(K / q) (q iterations a worker).
-// Split when the model's stream-K time is below kStreamKGain of the data-parallel time and
-// K >= kMinStreamKBlocks. (The brief's first guess was "the last wave less than half full": that
-// keeps M = 1024, N = 2112 (72 of 132 SMs: 55%) data-parallel, the case that loses most.)
-inline constexpr std::int32_t kMinStreamKBlocks = 8;
-inline constexpr double kStreamKGain = 0.9;
+//   stream-K       (dp_tiles / W) x K + kStreamKBlockCost x ceil(sk_tiles K / W) + fixup,
+//   fixup = 2 (block_n / 256) x (1 + peers): writing one fp32 partial tile and reading `peers`
+//           of them (128 x 256 x 4 B = 128 KiB each, ~2 k-block times), peers = ceil(K / q)
+//           (q iterations a worker).
+// kStreamKBlockCost, measured (tma-bench gemm --sweep, H200, 2026-11-22, clusters of 1): fitted
+// per (shape, configuration) from the forced stream-K variant against data-parallel, a stream-K
+// k-block costs 1.1-2.1 data-parallel ones, not 1.0 as first assumed (median 1.57 for 128 x 256,
+// 1.32 for 128 x 128; 1.45-1.9 at K >= 7168, lower at K = 2048 where the data-parallel tiles pay
+// their un-overlapped epilogue; docs/perf-log.md). Why (a guess): the CTAs of a data-parallel
+// wave read the same A and B k-blocks at the same time, the stream-K ranges at staggered k
+// offsets. With 1.6, every swept shape's choice is within 3% of its best variant (so it is with
+// 1.5 .. 1.7 and kStreamKGain = 0.95). To refit for clusters of 2 from the tma_cfgX_sk2 variants
+// (the B multicast halves B's traffic: expected lower).
+inline constexpr double kStreamKBlockCost = 1.6;
 
 // The data-parallel time in k-block times: whole waves of tiles.
-inline double data_parallel_time(std::int32_t tiles, std::int32_t k_blocks, std::int32_t workers) {
+inline double data_parallel_time(std::int64_t tiles, std::int32_t k_blocks, std::int32_t workers) {
   return static_cast<double>((tiles + workers - 1) / workers) * k_blocks;
 }
 
-// The split schedule's time in k-block times (the model above).
+// The split schedule's time in k-block times (the model above). tiles x k_blocks < 2^31
+// (stream_k_fits).
 inline double stream_k_time(std::int32_t tiles, std::int32_t k_blocks, std::int32_t workers,
                             int block_n) {
   const Schedule s = make_schedule(tiles, k_blocks, workers, true);
@@ -168,27 +216,22 @@ inline double stream_k_time(std::int32_t tiles, std::int32_t k_blocks, std::int3
   const std::int64_t per_worker = (iters + workers - 1) / workers;
   const std::int64_t peers = (k_blocks + per_worker - 1) / per_worker;
   const double partial_cost = 2.0 * block_n / 256.0;
-  return static_cast<double>(s.dp_tiles / workers) * k_blocks + static_cast<double>(per_worker) +
+  return static_cast<double>(s.dp_tiles / workers) * k_blocks +
+         kStreamKBlockCost * static_cast<double>(per_worker) +
          partial_cost * static_cast<double>(1 + peers);
 }
 
-inline bool stream_k_pays(std::int32_t tiles, std::int32_t k_blocks, std::int32_t workers,
-                          int block_n) {
-  if (k_blocks < kMinStreamKBlocks || !stream_k_fits(tiles, k_blocks, workers)) return false;
-  return stream_k_time(tiles, k_blocks, workers, block_n) <
-         kStreamKGain * data_parallel_time(tiles, k_blocks, workers);
-}
-
 // ---- the workspace ------------------------------------------------------------------------------
-// [flags: 2 x workers uint32 (one per consumer warpgroup), padded to 256 B]
-// [slots: workers x kBlockM x block_n fp32, slot w = worker w's partial tile; inside a slot,
+// One slot and two flags per CTA (cta_slot: workers x cluster_m of them):
+// [flags: 2 x ctas uint32 (one per consumer warpgroup), padded to 256 B]
+// [slots: ctas x kBlockM x block_n fp32, slot c = CTA c's partial tile; inside a slot,
 //  warpgroup g's 64 rows as (g, register quad j, thread t) float4 at ((g x block_n / 8 + j) x 128
 //  + t) x 16 B: each thread stores and loads its own accumulators, 512 contiguous bytes a warp]
 // The flags are zeroed (cudaMemsetAsync) before each launch that splits.
 inline constexpr std::uint64_t kFlagBytesAlign = 256;
 
-inline std::uint64_t workspace_flag_bytes(std::int32_t workers) {
-  const std::uint64_t b = std::uint64_t{2} * 4 * static_cast<std::uint64_t>(workers);
+inline std::uint64_t workspace_flag_bytes(std::int32_t ctas) {
+  const std::uint64_t b = std::uint64_t{2} * 4 * static_cast<std::uint64_t>(ctas);
   return (b + kFlagBytesAlign - 1) / kFlagBytesAlign * kFlagBytesAlign;
 }
 
@@ -197,9 +240,9 @@ inline std::uint64_t workspace_slot_bytes(int block_m, int block_n) {
          static_cast<std::uint64_t>(block_n);
 }
 
-inline std::uint64_t workspace_bytes(std::int32_t workers, int block_m, int block_n) {
-  return workspace_flag_bytes(workers) +
-         static_cast<std::uint64_t>(workers) * workspace_slot_bytes(block_m, block_n);
+inline std::uint64_t workspace_bytes(std::int32_t ctas, int block_m, int block_n) {
+  return workspace_flag_bytes(ctas) +
+         static_cast<std::uint64_t>(ctas) * workspace_slot_bytes(block_m, block_n);
 }
 
 }  // namespace tma::ops::detail::gemm

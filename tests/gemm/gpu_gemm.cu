@@ -2,8 +2,9 @@
 // fp16 inputs, bf16 / fp16 / fp32 outputs, ragged, tiny and large shapes, alpha / beta with a
 // separate C and in place (C == D), both tile configurations, 1- and 2-CTA clusters, persistent
 // grids that wrap around many tiles, and stream-K (tuning.stream_k = 2, forced on ragged, tall-K,
-// M = 1 and the N = 2112 LLM shapes; with a caller's workspace poisoned with 0xFF, which the op
-// must zero itself; run twice and compared bit for bit: the fixed summation order).
+// M = 1 and the N = 2112 LLM shapes, with clusters of 1 (streamk/) and 2 (streamk2/: odd tile-row
+// counts too); with a caller's workspace poisoned with 0xFF, which the op must zero itself; run
+// twice and compared bit for bit: the fixed summation order).
 //
 // Per case: fresh random inputs (values +-[0.5, 1.5), never zero, rounded to the input type); the
 // whole D allocation poisoned with 0xFF bytes (a NaN in bf16, fp16 and fp32) except, in place, the
@@ -540,6 +541,7 @@ std::vector<Case> all_cases() {
   // capped so that each CTA walks several units, the ordinary path, a caller's workspace.
   const auto streamk = [&](Case c, const std::string& tag) {
     c.tuning.stream_k = 2;
+    c.tuning.cluster_m = 1;  // clusters of 2: streamk2/ below
     add(c, "streamk/" + tag);
   };
   for (DataType out : {DataType::kBFloat16, DataType::kFloat32})
@@ -566,11 +568,13 @@ std::vector<Case> all_cases() {
       c.m = m, c.n = 2112, c.k = 7168;
       streamk(c, "llm");
     }
-    c.m = 1024, c.n = 2112, c.k = 7168;
-    c.tuning.stream_k = 0;  // the heuristic's choice (expected: split)
-    add(c, "streamk-auto/llm");
-    c.m = 128, c.n = 2112;
-    add(c, "streamk-auto/llm");
+    // The heuristic's choice (gemm_config.hpp: choose_plan): 1024 x 2112 data-parallel (128 x 256,
+    // cluster 2), 2048 x 2112 split (128 x 128, cluster 2), 128 x 2112 split (cluster 1).
+    c.tuning.stream_k = 0;
+    for (std::int64_t m : {128, 1024, 2048}) {
+      c.m = m, c.n = 2112, c.k = 7168;
+      add(c, "streamk-auto/llm");
+    }
   }
   for (CMode mode : {CMode::kSeparate, CMode::kInPlace}) {
     Case c{};
@@ -604,6 +608,74 @@ std::vector<Case> all_cases() {
     c.ab = DataType::kBFloat16, c.out = DataType::kFloat32, c.path = Path::kTma;
     c.tuning.max_ctas = cap, c.own_workspace = true, c.quick = true;
     streamk(c, "workspace-cap" + std::to_string(cap));
+  }
+  // Stream-K forced on with 2-CTA clusters (tuning.cluster_m = 2): both CTAs of a cluster run the
+  // same pieces on their two tile rows, B multicast, same-rank slots. Ragged shapes in every
+  // layout (bf16 out; fp32 out in one), odd tile-row counts where the last cluster's second CTA
+  // has no rows (m = 1147: 9 tile rows; m = 300: 3; m = 1050: 9, and the 9th row's second
+  // warpgroup has none either), m = 129 (the second row holds one row), both configurations,
+  // grids capped to 1 .. 3 clusters (max_ctas counts CTAs), tall K (65 k-blocks a tile, cut into
+  // up to 33 pieces over 66 clusters),
+  // alpha / beta with C separate and in place, the LLM shapes, a caller's workspace (poisoned)
+  // with the second run compared bit for bit.
+  const auto streamk2 = [&](Case c, const std::string& tag) {
+    c.tuning.stream_k = 2;
+    c.tuning.cluster_m = 2;
+    add(c, "streamk2/" + tag);
+  };
+  for (MatrixLayout al : kLayouts)
+    for (MatrixLayout bl : kLayouts) {
+      Case c{};
+      c.m = 1000, c.n = 777, c.k = 1111;
+      c.a_layout = al, c.b_layout = bl, c.path = Path::kTma, c.pad = 8;
+      c.ab = DataType::kBFloat16, c.out = DataType::kBFloat16;
+      c.quick = al == MatrixLayout::kRowMajor && bl == MatrixLayout::kColMajor;
+      streamk2(c, "ragged");
+      if (al == MatrixLayout::kColMajor && bl == MatrixLayout::kRowMajor) {
+        c.ab = DataType::kFloat16, c.out = DataType::kFloat32;
+        streamk2(c, "ragged");
+      }
+    }
+  for (int config = 0; config < tma::ops::kNumGemmConfigs; ++config)
+    for (std::int64_t m : {1147, 300, 1050, 129})
+      for (int cap : {0, 3, 6}) {
+        if (cap != 0 && m != 1147) continue;
+        Case c{};
+        c.m = m, c.n = 600, c.k = 1500;
+        c.a_layout = MatrixLayout::kRowMajor, c.b_layout = MatrixLayout::kRowMajor;
+        c.ab = DataType::kBFloat16, c.out = DataType::kFloat32, c.path = Path::kTma;
+        c.tuning.config = config, c.tuning.max_ctas = cap;
+        c.quick = (m == 1147 && cap == 3) || (m == 300 && config == 1);
+        streamk2(c, "odd-cfg" + std::to_string(config) + "-cap" + std::to_string(cap));
+      }
+  for (DataType out : {DataType::kBFloat16, DataType::kFloat32}) {
+    Case c{};
+    c.a_layout = MatrixLayout::kRowMajor, c.b_layout = MatrixLayout::kColMajor;
+    c.ab = out == DataType::kFloat32 ? DataType::kFloat16 : DataType::kBFloat16, c.out = out;
+    c.path = Path::kTma;
+    c.m = 200, c.n = 136, c.k = 4100, c.quick = true;
+    streamk2(c, "tallk");
+    c.quick = false;
+    for (std::int64_t m : {512, 1024, 2048}) {
+      c.m = m, c.n = 2112, c.k = 7168;
+      streamk2(c, "llm");
+    }
+  }
+  for (CMode mode : {CMode::kSeparate, CMode::kInPlace}) {
+    Case c{};
+    c.m = 1000, c.n = 777, c.k = 1111;
+    c.a_layout = MatrixLayout::kColMajor, c.b_layout = MatrixLayout::kRowMajor;
+    c.ab = DataType::kFloat16, c.out = DataType::kFloat16, c.path = Path::kTma;
+    c.alpha = 1.25f, c.beta = -0.75f, c.c_mode = mode, c.quick = mode == CMode::kInPlace;
+    streamk2(c, mode == CMode::kInPlace ? "beta-inplace" : "beta");
+  }
+  for (int cap : {0, 6}) {
+    Case c{};
+    c.m = 1147, c.n = 777, c.k = 1111;
+    c.a_layout = MatrixLayout::kRowMajor, c.b_layout = MatrixLayout::kRowMajor;
+    c.ab = DataType::kBFloat16, c.out = DataType::kFloat32, c.path = Path::kTma;
+    c.tuning.max_ctas = cap, c.own_workspace = true, c.quick = true;
+    streamk2(c, "workspace-cap" + std::to_string(cap));
   }
   return cases;
 }

@@ -10,12 +10,15 @@
 //  - the stream-K schedule (gemm_schedule.hpp, the functions the kernel runs): every (tile,
 //    k-block) computed exactly once, one finisher per split tile which finds exactly the tile's
 //    contributors, contributions first and finishes last in each CTA's schedule, and a simulated
-//    run of all CTAs that never deadlocks; the heuristic on the shapes the sweep measured;
+//    run of all CTAs that never deadlocks; the same per CTA for 2-CTA clusters (the grouped
+//    raster, same-rank slots, the idle CTA of an odd tile-row count);
+//  - the plan heuristic (gemm_config.hpp: choose_plan) on every shape the sweep measured;
 //  - tma::ops::gemm rejects bad arguments with a tma::Error naming the argument, the value and
 //    the fix, before touching the GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <random>
@@ -462,51 +465,315 @@ TEST(GemmStreamK, LastWavePlusOneFullWaveIsSplit) {
       EXPECT_EQ(u.kind, sk::UnitKind::kWhole);
 }
 
-TEST(GemmStreamK, HeuristicSplitsBadlyQuantizedShapesOnly) {
-  // The N = 2112, K = 7168 (112 k-blocks) shapes of the sweep, 128 x 256 tiles, 132 SMs.
-  EXPECT_TRUE(sk::stream_k_pays(72, 112, 132, 256));   // M = 1024: 0.55x cuBLAS data-parallel
-  EXPECT_TRUE(sk::stream_k_pays(144, 112, 132, 256));  // M = 2048
-  EXPECT_TRUE(sk::stream_k_pays(288, 112, 132, 256));  // M = 4096
-  EXPECT_TRUE(sk::stream_k_pays(17, 112, 132, 128));   // M = 128, 128 x 128 tiles
-  // Well-filled waves stay data-parallel: 4096^3 (256 tiles), 2048^3 (128 tiles).
-  EXPECT_FALSE(sk::stream_k_pays(256, 64, 132, 256));
-  EXPECT_FALSE(sk::stream_k_pays(128, 32, 132, 256));
-  EXPECT_FALSE(sk::stream_k_pays(132 * 8, 64, 132, 256));
-  // Too few k-blocks to share.
-  EXPECT_FALSE(sk::stream_k_pays(72, 7, 132, 256));
+// ---- clusters of 2: both CTAs walk the worker's units on their own tile rows ------------------
+
+// All promises of the schedule as the CTAs of cluster_m-CTA clusters run it: the cluster tiles
+// (cluster_rows x tiles_n, raster_tile) split or not over `workers` clusters. Per CTA (worker w,
+// rank r; tile row tm = 2 c + r may be tiles_m, past the last row, for rank 1 when tiles_m is
+// odd: that CTA computes nothing and hands over nothing):
+//   - every (output tile, k-block) computed exactly once, by CTAs with rows;
+//   - a finisher CTA's peers (next_peer's workers at its own rank, cta_slot) are exactly the CTAs
+//     that contributed to its output tile; their slots are distinct and inside the workspace
+//     (workers x cluster_m slots); every contributor CTA publishes one partial at most;
+//   - a run of all CTAs never deadlocks, with the clusters in lock step (stronger than the
+//     kernel, whose two CTAs are tied only inside the k-loops: no deadlock here, none there).
+void check_cluster_schedule(std::int32_t tiles_m, std::int32_t tiles_n, std::int32_t k,
+                            std::int32_t workers, int cluster_m, std::int32_t group, bool split) {
+  SCOPED_TRACE(testing::Message() << "tiles_m=" << tiles_m << " tiles_n=" << tiles_n << " k_blocks="
+                                  << k << " workers=" << workers << " cluster_m=" << cluster_m
+                                  << " group=" << group << " split=" << split);
+  const std::int32_t cluster_rows = (tiles_m + cluster_m - 1) / cluster_m;
+  const sk::Schedule s = sk::make_schedule(cluster_rows * tiles_n, k, workers, split);
+  const auto units = walk(s);
+  const auto K = static_cast<std::size_t>(k);
+  const auto out_tile = [&](std::int32_t tm, std::int32_t tn) {
+    return static_cast<std::size_t>(tm) * static_cast<std::size_t>(tiles_n) +
+           static_cast<std::size_t>(tn);
+  };
+  const std::size_t out_tiles = static_cast<std::size_t>(tiles_m) * tiles_n;
+  const std::int32_t slots = workers * cluster_m;
+  std::vector<int> covered(out_tiles * K, 0);
+  std::vector<int> finisher(out_tiles, -1);                        // CTA slot
+  std::vector<std::vector<std::int32_t>> contributors(out_tiles);  // CTA slots, in order
+  std::vector<int> published(static_cast<std::size_t>(slots), 0);
+  for (std::int32_t w = 0; w < workers; ++w) {
+    for (int r = 0; r < cluster_m; ++r) {
+      const std::int32_t slot = sk::cta_slot(w, r, cluster_m);
+      ASSERT_GE(slot, 0);
+      ASSERT_LT(slot, slots) << "a CTA slot outside the workspace";
+      for (const sk::Unit& u : units[static_cast<std::size_t>(w)]) {
+        int tm = -1, tn = -1;
+        sk::raster_tile(u.tile, cluster_rows, tiles_n, group, r, cluster_m, tm, tn);
+        ASSERT_GE(tn, 0);
+        ASSERT_LT(tn, tiles_n);
+        ASSERT_EQ(tm % cluster_m, r) << "rank r takes tile row 2 c + r";
+        ASSERT_LT(tm, cluster_rows * cluster_m);
+        if (tm >= tiles_m) {
+          ASSERT_TRUE(r == 1 && tiles_m % 2 == 1 && tm == tiles_m)
+              << "only the second CTA of the last cluster row may lie past the last tile row";
+          continue;
+        }
+        const std::size_t o = out_tile(tm, tn);
+        for (std::int32_t kb = u.kb_begin; kb < u.kb_end; ++kb)
+          ++covered[o * K + static_cast<std::size_t>(kb)];
+        if (u.kind == sk::UnitKind::kPartial) {
+          contributors[o].push_back(slot);
+          ++published[static_cast<std::size_t>(slot)];
+        } else if (u.kind == sk::UnitKind::kFinish) {
+          ASSERT_EQ(finisher[o], -1) << "two finishers for output tile " << tm << "," << tn;
+          finisher[o] = slot;
+          for (std::int32_t v = sk::next_peer(s, u.tile, w); v >= 0;
+               v = sk::next_peer(s, u.tile, v))
+            ASSERT_GT(sk::cta_slot(v, r, cluster_m), slot)
+                << "a finisher waits only for CTAs of later workers";
+        }
+      }
+    }
+  }
+  for (std::size_t i = 0; i < covered.size(); ++i)
+    ASSERT_EQ(covered[i], 1) << "output tile " << i / K << " k-block " << i % K;
+  for (std::int32_t c = 0; c < slots; ++c)
+    ASSERT_LE(published[static_cast<std::size_t>(c)], 1) << "CTA slot " << c << " reused";
+  // Each finisher's peers (recomputed from its worker and rank) are its tile's contributors.
+  for (std::int32_t w = 0; w < workers; ++w)
+    for (int r = 0; r < cluster_m; ++r)
+      for (const sk::Unit& u : units[static_cast<std::size_t>(w)]) {
+        if (u.kind != sk::UnitKind::kFinish) continue;
+        int tm = -1, tn = -1;
+        sk::raster_tile(u.tile, cluster_rows, tiles_n, group, r, cluster_m, tm, tn);
+        if (tm >= tiles_m) continue;
+        std::vector<std::int32_t> peers;
+        for (std::int32_t v = sk::next_peer(s, u.tile, w); v >= 0; v = sk::next_peer(s, u.tile, v))
+          peers.push_back(sk::cta_slot(v, r, cluster_m));
+        ASSERT_EQ(peers, contributors[out_tile(tm, tn)]) << "output tile " << tm << "," << tn;
+      }
+  for (std::size_t o = 0; o < out_tiles; ++o) {
+    if (!contributors[o].empty()) {
+      ASSERT_GE(finisher[o], 0) << "contributions nobody adds up";
+    }
+  }
+
+  // Lock-step run: a cluster advances one unit when each of its CTAs with rows can (a finisher
+  // CTA needs its peers' flags); a contributing CTA with rows sets its flag.
+  std::vector<std::size_t> next(static_cast<std::size_t>(workers), 0);
+  std::vector<bool> flag(static_cast<std::size_t>(slots), false);
+  for (;;) {
+    bool progress = false, done = true;
+    for (std::int32_t w = 0; w < workers; ++w) {
+      const auto wi = static_cast<std::size_t>(w);
+      if (next[wi] == units[wi].size()) continue;
+      done = false;
+      const sk::Unit& u = units[wi][next[wi]];
+      bool ready = true;
+      for (int r = 0; r < cluster_m; ++r) {
+        int tm = -1, tn = -1;
+        sk::raster_tile(u.tile, cluster_rows, tiles_n, group, r, cluster_m, tm, tn);
+        if (tm >= tiles_m || u.kind != sk::UnitKind::kFinish) continue;
+        for (std::int32_t v = sk::next_peer(s, u.tile, w); v >= 0; v = sk::next_peer(s, u.tile, v))
+          ready = ready && flag[static_cast<std::size_t>(sk::cta_slot(v, r, cluster_m))];
+      }
+      if (!ready) continue;
+      if (u.kind == sk::UnitKind::kPartial)
+        for (int r = 0; r < cluster_m; ++r) {
+          int tm = -1, tn = -1;
+          sk::raster_tile(u.tile, cluster_rows, tiles_n, group, r, cluster_m, tm, tn);
+          if (tm < tiles_m) flag[static_cast<std::size_t>(sk::cta_slot(w, r, cluster_m))] = true;
+        }
+      ++next[wi];
+      progress = true;
+    }
+    if (done) break;
+    ASSERT_TRUE(progress) << "the clusters deadlock";
+  }
 }
 
-TEST(GemmStreamK, ConfigChoiceWithSplit) {
-  using ops::detail::gemm::choose_config;
-  using ops::detail::gemm::choose_config_split;
-  // M = 2048, N = 2112: split 128 x 256 tiles (144, 123 k-blocks a CTA) beat 272 narrow tiles.
-  auto c = choose_config_split(2048, 2112, 7168, 132, 0, true);
-  EXPECT_EQ(c.config, 0);
-  EXPECT_TRUE(c.split);
-  c = choose_config_split(1024, 2112, 7168, 132, 0, true);
-  EXPECT_EQ(c.config, 0);
-  EXPECT_TRUE(c.split);
-  c = choose_config_split(8192, 8192, 8192, 132, 0, true);
-  EXPECT_EQ(c.config, 0);
-  EXPECT_FALSE(c.split);
-  // No split allowed (stream_k = 1, or clusters of 2): exactly the wave model of choose_config.
+TEST(GemmStreamK, ClusterSchedulesCoverEveryOutputTileOnceWithoutDeadlock) {
+  const std::int32_t kTilesM[] = {1, 2, 3, 8, 9, 17};
+  const std::int32_t kTilesN[] = {1, 3, 17};
+  const std::int32_t kK[] = {1, 7, 112};
+  const std::int32_t kWorkers[] = {1, 3, 64, 66};
+  const std::int32_t kGroups[] = {1, 3, 8};
+  for (std::int32_t tiles_m : kTilesM)
+    for (std::int32_t tiles_n : kTilesN)
+      for (std::int32_t k : kK)
+        for (std::int32_t workers : kWorkers)
+          for (int cluster_m : {1, 2})
+            for (std::int32_t group : kGroups)
+              for (bool split : {false, true}) {
+                check_cluster_schedule(tiles_m, tiles_n, k, workers, cluster_m, group, split);
+                if (testing::Test::HasFatalFailure()) return;
+              }
+}
+
+TEST(GemmStreamK, RasterIsTheKernelsGroupedOrder) {
+  // 5 cluster rows of 2 (tiles_m = 9), 3 columns, groups of 2 cluster rows: M fastest in a group.
+  int tm = -1, tn = -1;
+  sk::raster_tile(0, 5, 3, 2, 0, 2, tm, tn);
+  EXPECT_EQ(tm, 0);
+  EXPECT_EQ(tn, 0);
+  sk::raster_tile(1, 5, 3, 2, 1, 2, tm, tn);  // second cluster row, rank 1
+  EXPECT_EQ(tm, 3);
+  EXPECT_EQ(tn, 0);
+  sk::raster_tile(2, 5, 3, 2, 0, 2, tm, tn);  // next column
+  EXPECT_EQ(tm, 0);
+  EXPECT_EQ(tn, 1);
+  sk::raster_tile(12, 5, 3, 2, 1, 2, tm, tn);  // the last group has one cluster row: row 4
+  EXPECT_EQ(tm, 9);                            // past tiles_m = 9: the idle CTA
+  EXPECT_EQ(tn, 0);
+  EXPECT_EQ(sk::cta_slot(5, 1, 2), 11);
+  EXPECT_EQ(sk::cta_slot(5, 0, 1), 5);
+}
+
+// ---- the plan heuristic (gemm_config.hpp: choose_plan) -----------------------------------------
+
+namespace plan = ops::detail::gemm;
+
+// Every shape of the sweep (tma-bench gemm --sweep, H200, 132 SMs, 2026-11-22, /tmp/sweep8.log ->
+// docs/perf-log.md): the choice, what that variant measured, and the best variant measured
+// (TFLOP/s). Splits with cluster 2 were measured only with cluster 1 (tma_cfgX_sk): that figure
+// stands in.
+struct SweptShape {
+  std::int64_t m, n, k;
+  int config, cluster_m;
+  bool split;
+  double chosen_tflops, best_tflops;
+};
+
+TEST(GemmPlan, SweptShapesGetTheirBestVariantWithin3Percent) {
+  const SweptShape kShapes[] = {
+      {1024, 1024, 1024, 1, 2, false, 160.7, 160.7},     // best: cfg1_cl2
+      {2048, 2048, 2048, 0, 2, false, 601.5, 601.5},     // best: cfg0_cl2
+      {4096, 4096, 4096, 0, 2, false, 775.0, 775.0},     // best: cfg0_cl2
+      {8192, 8192, 8192, 0, 2, false, 733.4, 733.4},     // best: cfg0_cl2
+      {16384, 16384, 16384, 0, 2, false, 708.9, 708.9},  // best: cfg0_cl2
+      {128, 4096, 4096, 1, 1, true, 189.2, 189.2},       // best: cfg1_sk
+      {128, 11008, 4096, 1, 1, false, 319.6, 326.7},     // best: cfg1_sk
+      {128, 4096, 11008, 1, 1, true, 303.1, 303.1},      // best: cfg1_sk
+      {128, 2112, 7168, 1, 1, true, 150.5, 150.5},       // best: cfg1_sk
+      {128, 7168, 2048, 1, 1, true, 188.4, 188.4},       // best: cfg1_sk
+      {128, 28672, 8192, 0, 1, false, 491.6, 491.6},     // best: cfg0_cl1
+      {512, 4096, 4096, 1, 2, false, 547.8, 547.8},      // best: cfg1_cl2
+      {512, 11008, 4096, 1, 2, false, 568.4, 568.4},     // best: cfg1_cl2
+      {512, 4096, 11008, 1, 2, false, 653.3, 653.3},     // best: cfg1_cl2
+      {512, 2112, 7168, 1, 2, true, 353.3, 353.3},  // best: cfg1_sk (split measured with cluster 1)
+      {512, 7168, 2048, 0, 2, false, 511.2, 521.1},    // best: cfg0_cl1
+      {512, 28672, 8192, 0, 2, false, 643.7, 650.4},   // best: cfg0_cl1
+      {1024, 4096, 4096, 0, 2, false, 646.2, 646.2},   // best: cfg0_cl2
+      {1024, 11008, 4096, 0, 2, false, 690.9, 690.9},  // best: cfg0_cl2
+      {1024, 4096, 11008, 0, 2, false, 775.1, 775.1},  // best: cfg0_cl2
+      {1024, 2112, 7168, 0, 2, false, 415.3, 426.4},   // best: cfg0_sk
+      {1024, 7168, 2048, 0, 2, false, 586.5, 586.5},   // best: cfg0_cl2
+      {1024, 28672, 8192, 0, 2, false, 743.4, 743.4},  // best: cfg0_cl2
+      {2048, 4096, 4096, 0, 2, false, 723.9, 723.9},   // best: cfg0_cl2
+      {2048, 11008, 4096, 0, 2, false, 664.1, 672.4},  // best: cfg0_cl1
+      {2048, 4096, 11008, 0, 2, false, 775.6, 775.6},  // best: cfg0_cl2
+      {2048, 2112, 7168, 1, 2, true, 504.8,
+       504.8},  // best: cfg1_sk (split measured with cluster 1)
+      {2048, 7168, 2048, 0, 2, false, 625.1, 625.1},    // best: cfg0_cl2
+      {2048, 28672, 8192, 0, 2, false, 732.8, 733.3},   // best: cfg0_cl1
+      {4096, 4096, 4096, 0, 2, false, 740.1, 740.1},    // best: cfg0_cl2
+      {4096, 11008, 4096, 0, 2, false, 703.7, 705.6},   // best: cfg0_cl1
+      {4096, 4096, 11008, 0, 2, false, 662.8, 662.8},   // best: cfg0_cl2
+      {4096, 2112, 7168, 0, 2, false, 532.1, 543.4},    // best: cfg0_cl1
+      {4096, 7168, 2048, 0, 2, false, 728.5, 728.5},    // best: cfg0_cl2
+      {4096, 28672, 8192, 0, 2, false, 709.8, 715.8},   // best: cfg0_cl1
+      {8192, 4096, 4096, 0, 2, false, 715.0, 715.0},    // best: cfg0_cl2
+      {8192, 11008, 4096, 0, 2, false, 719.5, 719.5},   // best: cfg0_cl2
+      {8192, 4096, 11008, 0, 2, false, 725.3, 728.3},   // best: cfg0_cl1
+      {8192, 2112, 7168, 0, 2, false, 626.5, 626.8},    // best: cfg0_cl1
+      {8192, 7168, 2048, 0, 2, false, 688.5, 688.5},    // best: cfg0_cl2
+      {8192, 28672, 8192, 0, 2, false, 751.0, 751.0},   // best: cfg0_cl2
+      {16384, 4096, 4096, 0, 2, false, 700.5, 704.2},   // best: cfg0_cl1
+      {16384, 11008, 4096, 0, 2, false, 689.3, 689.3},  // best: cfg0_cl2
+      {16384, 4096, 11008, 0, 2, false, 720.0, 720.0},  // best: cfg0_cl2
+      {16384, 2112, 7168, 0, 2, false, 663.9, 663.9},   // best: cfg0_cl2
+      {16384, 7168, 2048, 0, 2, false, 638.2, 644.7},   // best: cfg0_sk
+      {16384, 28672, 8192, 0, 2, false, 717.9, 717.9},  // best: cfg0_cl2
+  };
+  for (const SweptShape& x : kShapes) {
+    SCOPED_TRACE(testing::Message() << x.m << " x " << x.n << " x " << x.k);
+    const plan::GemmChoice c = plan::choose_plan(x.m, x.n, x.k, 132, plan::PlanRequest{});
+    EXPECT_EQ(c.config, x.config);
+    EXPECT_EQ(c.cluster_m, x.cluster_m);
+    EXPECT_EQ(c.split, x.split);
+    EXPECT_GE(x.chosen_tflops, 0.97 * x.best_tflops);
+  }
+}
+
+TEST(GemmPlan, KHeavyWellFilledShapesNeverSplit) {
+  // Finding 3 of the sweep: the old heuristic split these (531 vs 691, 414 vs 776 TFLOP/s).
+  for (const auto& [m, n, k] : {std::array<std::int64_t, 3>{1024, 11008, 4096},
+                                std::array<std::int64_t, 3>{2048, 4096, 11008},
+                                std::array<std::int64_t, 3>{4096, 4096, 11008}}) {
+    const plan::GemmChoice c = plan::choose_plan(m, n, k, 132, plan::PlanRequest{});
+    EXPECT_FALSE(c.split) << m << " x " << n << " x " << k;
+    EXPECT_EQ(c.cluster_m, 2);
+  }
+}
+
+TEST(GemmPlan, GatesKeepLargeMAndShortKDataParallel) {
+  // M = 4096 (32 tile rows) with a single column of tiles: the model alone would split.
+  EXPECT_FALSE(plan::choose_plan(4096, 256, 8192, 132, plan::PlanRequest{}).split);
+  EXPECT_TRUE(plan::choose_plan(2048, 256, 8192, 132, plan::PlanRequest{}).split);
+  // K = 1024 (16 k-blocks): 1024^3 lost 22% split.
+  EXPECT_FALSE(plan::choose_plan(128, 4096, 1024, 132, plan::PlanRequest{}).split);
+  EXPECT_TRUE(plan::choose_plan(128, 4096, 2048, 132, plan::PlanRequest{}).split);
+}
+
+TEST(GemmPlan, ClusterChoice) {
+  EXPECT_EQ(plan::choose_cluster_m(1, 100, 132), 1);
+  EXPECT_EQ(plan::choose_cluster_m(2, 1, 132), 2);
+  EXPECT_EQ(plan::choose_cluster_m(8, 9, 132), 2);
+  // 3 rows x 44 columns: 132 tiles, one wave; paired, 2 x 44 = 88 clusters on 66: two waves.
+  EXPECT_EQ(plan::choose_cluster_m(3, 44, 132), 1);
+  // 3 rows x 10 columns: one wave either way.
+  EXPECT_EQ(plan::choose_cluster_m(3, 10, 132), 2);
+  EXPECT_EQ(plan::choose_stream_k_cluster_m(1), 1);
+  EXPECT_EQ(plan::choose_stream_k_cluster_m(2), 2);
+  EXPECT_EQ(plan::choose_stream_k_cluster_m(3), 1);
+  EXPECT_EQ(plan::choose_stream_k_cluster_m(9), 2);
+}
+
+TEST(GemmPlan, TuningOverridesItsPart) {
+  plan::PlanRequest off;
+  off.stream_k = 1;
+  plan::PlanRequest on;
+  on.stream_k = 2;
   const std::int64_t kShapes[][3] = {{2048, 2112, 7168},
                                      {128, 4096, 4096},
                                      {1024, 4096, 4096},
                                      {512, 11008, 4096},
                                      {4096, 4096, 4096}};
   for (const auto& m : kShapes) {
-    EXPECT_EQ(choose_config_split(m[0], m[1], m[2], 132, 1, true).config,
-              choose_config(m[0], m[1], 132));
-    EXPECT_EQ(choose_config_split(m[0], m[1], m[2], 132, 0, false).config,
-              choose_config(m[0], m[1], 132));
-    EXPECT_FALSE(choose_config_split(m[0], m[1], m[2], 132, 1, true).split);
+    SCOPED_TRACE(testing::Message() << m[0] << " x " << m[1] << " x " << m[2]);
+    // Off: the wave model's configuration, cluster 2 where there are rows to pair.
+    const plan::GemmChoice dp = plan::choose_plan(m[0], m[1], m[2], 132, off);
+    EXPECT_FALSE(dp.split);
+    EXPECT_EQ(dp.config, plan::choose_config(m[0], m[1], 132));
+    EXPECT_EQ(dp.cluster_m, m[0] > 128 ? 2 : 1);
+    // On: 128 x 128 tiles unless the configuration is given; clusters as for stream-K.
+    plan::GemmChoice c = plan::choose_plan(m[0], m[1], m[2], 132, on);
+    EXPECT_TRUE(c.split);
+    EXPECT_EQ(c.config, plan::kStreamKConfig);
+    EXPECT_EQ(c.cluster_m, m[0] > 128 ? 2 : 1);
+    plan::PlanRequest fixed = on;
+    fixed.config = 0;
+    fixed.cluster_m = 1;
+    c = plan::choose_plan(m[0], m[1], m[2], 132, fixed);
+    EXPECT_TRUE(c.split);
+    EXPECT_EQ(c.config, 0);
+    EXPECT_EQ(c.cluster_m, 1);
+    fixed.cluster_m = 2;
+    EXPECT_EQ(plan::choose_plan(m[0], m[1], m[2], 132, fixed).cluster_m, 2);
+    // The ordinary path: no multicast, clusters of 1.
+    plan::PlanRequest ordinary;
+    ordinary.may_cluster = false;
+    EXPECT_EQ(plan::choose_plan(m[0], m[1], m[2], 132, ordinary).cluster_m, 1);
   }
-  // Forced on: always split.
-  EXPECT_TRUE(choose_config_split(4096, 4096, 4096, 132, 2, true).split);
 }
 
 TEST(GemmStreamK, WorkspaceLayout) {
+  // Per CTA: 132 CTAs, whether 132 clusters of 1 or 66 of 2.
   EXPECT_EQ(sk::workspace_flag_bytes(132), 1280u);  // 2 x 4 B x 132 = 1056, padded to 256 B
   EXPECT_EQ(sk::workspace_bytes(132, 128, 256), 1280u + 132u * 128u * 256u * 4u);
   EXPECT_EQ(sk::workspace_flag_bytes(1), 256u);
@@ -668,12 +935,6 @@ TEST(GemmArgs, RejectsBadStreamKTuning) {
   EXPECT_EQ(error_of([&] { ops::gemm_tuned(g, nullptr, ops::Path::kTma, t); }),
             "tma::ops::gemm: tuning.stream_k = 3 is not 0 (choose), 1 (off: data-parallel tiles) "
             "or 2 (on: split the last waves along K)");
-  t.stream_k = 2;
-  t.cluster_m = 2;
-  EXPECT_EQ(error_of([&] { ops::gemm_tuned(g, nullptr, ops::Path::kTma, t); }),
-            "tma::ops::gemm: tuning.stream_k = 2 with tuning.cluster_m = 2: stream-K runs "
-            "clusters of 1 CTA only (the B multicast pairs two CTAs' k-loops); use cluster_m = 0 "
-            "or 1, or stream_k = 0 or 1");
 }
 
 TEST(GemmArgs, RejectsInconsistentWorkspace) {

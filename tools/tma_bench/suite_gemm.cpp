@@ -318,14 +318,19 @@ CaseResult run_gemm(const Case& c, Runner& r) {
   if (!ws) return result;
   GemmBuffers bufs{c, std::move(*ws)};
   // The largest stream-K workspace any variant below may use (the heuristic's choice, and both
-  // configurations forced to split, either path; 0 where nothing splits).
+  // configurations forced to split with either cluster size, either path; 0 where nothing
+  // splits).
   std::size_t sk_bytes = 0;
   for (const ops::Path path : {ops::Path::kTma, ops::Path::kOrdinary}) {
     for (int config = -1; config < ops::kNumGemmConfigs; ++config) {
-      ops::GemmTuning t;
-      t.config = config;
-      t.stream_k = config < 0 ? 0 : 2;
-      sk_bytes = std::max(sk_bytes, ops::gemm_workspace_bytes(bufs.args(0), path, t));
+      for (const int cluster : kSweepClusters) {
+        if (cluster > 1 && path != ops::Path::kTma) continue;  // no multicast on that path
+        ops::GemmTuning t;
+        t.config = config;
+        t.cluster_m = config < 0 ? 0 : cluster;
+        t.stream_k = config < 0 ? 0 : 2;
+        sk_bytes = std::max(sk_bytes, ops::gemm_workspace_bytes(bufs.args(0), path, t));
+      }
     }
   }
   if (sk_bytes > 0) bufs.sk = DeviceBuffer(sk_bytes);
@@ -345,7 +350,7 @@ CaseResult run_gemm(const Case& c, Runner& r) {
   std::vector<Impl> impls;
   // What gemm_tuned chose for each of ours, known after the first launch (stable storage: the
   // launches capture pointers into it).
-  std::vector<std::optional<ops::GemmPlan>> plans(2 + 3 * ops::kNumGemmConfigs);
+  std::vector<std::optional<ops::GemmPlan>> plans(2 + 4 * ops::kNumGemmConfigs);
   std::vector<std::pair<std::size_t, ops::Path>> plan_of;  // impls index -> (plans index, path)
   auto ours = [&](std::string name, Role role, ops::Path path, const ops::GemmTuning& tuning) {
     const std::size_t slot = plan_of.size();
@@ -376,11 +381,15 @@ CaseResult run_gemm(const Case& c, Runner& r) {
         ours("tma_cfg" + std::to_string(config) + "_cl" + std::to_string(cluster), Role::kVariant,
              ops::Path::kTma, t);
       }
-      ops::GemmTuning t;
-      t.config = config;
-      t.cluster_m = 1;
-      t.stream_k = 2;
-      ours("tma_cfg" + std::to_string(config) + "_sk", Role::kVariant, ops::Path::kTma, t);
+      // Stream-K forced: clusters of 1 (_sk) and of 2 (_sk2: B multicast as data-parallel).
+      for (const int cluster : kSweepClusters) {
+        ops::GemmTuning t;
+        t.config = config;
+        t.cluster_m = cluster;
+        t.stream_k = 2;
+        ours("tma_cfg" + std::to_string(config) + (cluster == 1 ? "_sk" : "_sk2"), Role::kVariant,
+             ops::Path::kTma, t);
+      }
     }
   }
   // Last: the ordinary (cp.async) path once hung (fixed: tests/gemm/gpu_gemm covers it).

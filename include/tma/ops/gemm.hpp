@@ -74,10 +74,11 @@ struct GemmArgs {
 // TMA up to the last 16-byte boundary of each row and a second, small kernel (same stream)
 // computes the few columns past it (when n x D's element size is not a multiple of 16 B).
 //
-// Shapes whose tiles fill the SMs' last wave badly (e.g. 72 tiles on 132 SMs) use stream-K: the
-// last waves' tiles are split along K over all CTAs and the partial sums added up in a fixed
-// order (deterministic results) by one CTA per tile, through a global workspace (GemmArgs::
-// workspace; allocated stream-ordered when not given). GemmTuning::stream_k overrides the choice.
+// Shapes whose tiles leave most SMs idle (e.g. M = 128, or 17 tiles of 128 x 128 on 132 SMs) use
+// stream-K: the last waves' tiles are split along K over all CTAs (clusters) and the partial sums
+// added up in a fixed order (deterministic results) by one CTA per tile, through a global
+// workspace (GemmArgs::workspace; allocated stream-ordered when not given). GemmTuning::stream_k
+// overrides the choice.
 void gemm(const GemmArgs& args, cudaStream_t stream = nullptr, Path path = Path::kTma);
 
 // ---- tuning: for benchmarks and tests; gemm() chooses these itself -----------------------
@@ -108,10 +109,10 @@ struct GemmTuning {
   int cluster_m = 0;     // CTAs per cluster along M sharing (multicasting) the B tile: 1 or 2
   int raster_group = 0;  // tile rows (in clusters) per group of the grouped raster, >= 1
   int max_ctas = 0;      // cap on the persistent grid (0: as many as fit on the GPU)
-  // Stream-K: 0 = heuristic (src/ops/gemm_schedule.hpp: stream_k_pays), 1 = off (data-parallel
-  // tiles only), 2 = on (the last waves split along K). Only with clusters of 1 CTA: with
-  // stream_k = 2, cluster_m = 0 means 1 and cluster_m = 2 is an error; the heuristic splits only
-  // when cluster_m is 0 or 1 (and then runs clusters of 1).
+  // Stream-K: 0 = heuristic (src/ops/gemm_config.hpp: choose_plan), 1 = off (data-parallel
+  // tiles only), 2 = on (the last waves split along K). Any cluster size: a 2-CTA cluster splits
+  // its pair of tile rows alike and still multicasts B; cluster_m = 0 lets the heuristic choose
+  // it (2 when there are tile rows to pair).
   int stream_k = 0;
 };
 
