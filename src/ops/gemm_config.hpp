@@ -33,9 +33,9 @@ static_assert(128 * kProducerRegs + 128 * kConsumerWarpgroups * kConsumerRegs <=
 
 inline constexpr std::uint32_t kAtomBytes = 64 * 128;  // one 64 x 64 TMA box, 16-bit elements
 inline constexpr std::uint32_t kAlign = 1024;          // SWIZZLE_128B repeats every 1024 B
-// Epilogue staging: per consumer warpgroup two buffers of 64 rows x 128 B (one swizzle row each).
+// Epilogue staging: per consumer warpgroup a ring of Config::kEpiBuffers (2 or 4) buffers of 64
+// rows x 128 B (one swizzle row each).
 inline constexpr std::uint32_t kEpiBufferBytes = 64 * 128;
-inline constexpr std::uint32_t kEpiBytes = kConsumerWarpgroups * 2 * kEpiBufferBytes;
 // Named barriers: 0 is __syncthreads; consumer warpgroup w syncs its epilogue on 1 + w and its
 // stream-K handoff (the flag poll, the slot writes) on 3 + w.
 inline constexpr std::uint32_t kEpilogueBarrier = 1;
@@ -46,6 +46,8 @@ template <int kIndex>
 struct Config {
   static constexpr int kBlockN = kGemmConfigs[kIndex].block_n;
   static constexpr int kStages = kGemmConfigs[kIndex].stages;
+  static constexpr int kEpiBuffers = kGemmConfigs[kIndex].epilogue_buffers;
+  static constexpr std::uint32_t kEpiBytes = kConsumerWarpgroups * kEpiBuffers * kEpiBufferBytes;
   static constexpr int kAccumulators = kBlockN / 2;  // f32 registers per consumer thread
   static constexpr int kAtomsA = kBlockM / 64;
   static constexpr int kAtomsB = kBlockN / 64;

@@ -11,14 +11,19 @@
 //     same buffer first;
 //   - ordinary path: the warpgroup copies the chunk out with 16-byte stores and, when beta != 0,
 //     C in with 16-byte loads first, both bounds-checked (zeros outside the matrix).
-// Two buffers let the store of chunk q run while chunk q + 1 is written.
+// kBuffers (2 or 4) staging buffers per warpgroup form a ring, so the stores of up to kBuffers - 1
+// earlier chunks are still reading theirs while chunk q is written.
 //
 // TMA path, chunk q in buffer b (the leader is thread 0 of the warpgroup):
-//   [beta] wait for C(q) in b                    (the leader issued its load when b was free)
+//   [beta] wait for C(q) in b                    (the leader issued its load once b was free)
+//   [no beta] leader: wait_group_read kBuffers-1 (the store that last used b has read it; the
+//             kBuffers - 1 newer ones may still run); named barrier of the warpgroup
 //   write alpha acc + beta C(q) into b; fence.proxy.async (generic writes -> TMA's reads)
-//   leader: wait_group_read 0                    (the store of chunk q - 1 has read buffer b^1)
 //   named barrier of the warpgroup
-//   leader: TMA store b; commit; [beta] load C(q + 1) into b^1
+//   leader: TMA store b; commit; [beta] wait_group_read kBuffers-1, load C(q + 1) into b + 1
+// A first version waited for the store of chunk q - 1 (wait_group_read 0) before storing chunk q:
+// four serialized store round trips per tile, ~3.6 us, about 6.6 k-block times per tile on the
+// H200 (docs/perf-log.md, GEMM v1.2).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -139,27 +144,34 @@ __device__ __forceinline__ void copy_out_chunk(const unsigned char* buf, const P
   }
 }
 
-template <class Out, int kBlockN, bool kTma>
+template <class Out, int kBlockN, int kBuffers, bool kTma>
 __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const Params& p,
                                          EpilogueTile tile, unsigned char* buffers,
-                                         Barrier (&c_bar)[2], const TensorMap* map_c,
+                                         Barrier (&c_bar)[kBuffers], const TensorMap* map_c,
                                          const TensorMap* map_d, int wgc, EpilogueState& es) {
   constexpr int kCols = 128 / static_cast<int>(sizeof(Out));  // columns per chunk
   constexpr int kChunks = kBlockN / kCols;
   constexpr int kGroups = kCols / 8;  // 8-column accumulator groups per chunk
   using ChunkBox = Box<Out, kCols, 64>;
   static_assert(ChunkBox::kBytes == kEpiBufferBytes, "a chunk fills one 8 KiB buffer");
+  static_assert(kBuffers == 2 || kBuffers == 4, "the staging ring has 2 or 4 buffers");
   const int t = static_cast<int>(threadIdx.x) % kWarpgroupThreads;
   const bool leader = t == 0;
   const bool with_c = p.beta != 0.0f;
+  const std::uint32_t barrier = kEpilogueBarrier + static_cast<std::uint32_t>(wgc);
+  auto next = [](std::uint32_t b) { return (b + 1) % static_cast<std::uint32_t>(kBuffers); };
 
+  // Leader only, with `buffer` free (its last store has read it).
   auto load_c_chunk = [&](int q, std::uint32_t buffer) {
     c_bar[buffer].template arrive_expect_tx<ChunkBox>();
     const std::int32_t c[2] = {tile.col0 + q * kCols, tile.row0};
     load(buffers + buffer * kEpiBufferBytes, map_c, c_bar[buffer], c);
   };
   if constexpr (kTma) {
-    if (with_c && leader) load_c_chunk(0, es.buffer);
+    if (with_c && leader) {
+      wait_group_read<kBuffers - 1>();
+      load_c_chunk(0, es.buffer);
+    }
   }
 
 #pragma unroll
@@ -172,8 +184,11 @@ __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const 
         es.c_parity ^= 1u << es.buffer;
       } else {
         copy_in_chunk<Out>(buf, p, tile.row0, col0, t);
-        named_barrier_sync(kEpilogueBarrier + static_cast<std::uint32_t>(wgc), kWarpgroupThreads);
+        named_barrier_sync(barrier, kWarpgroupThreads);
       }
+    } else if constexpr (kTma) {
+      if (leader) wait_group_read<kBuffers - 1>();
+      named_barrier_sync(barrier, kWarpgroupThreads);
     }
 #pragma unroll
     for (int g = 0; g < kGroups; ++g) {
@@ -197,19 +212,22 @@ __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const 
     }
     if constexpr (kTma) {
       fence_proxy_async_shared();  // this thread's writes -> the TMA store's reads
-      if (leader) wait_group_read<0>();
-      named_barrier_sync(kEpilogueBarrier + static_cast<std::uint32_t>(wgc), kWarpgroupThreads);
+      named_barrier_sync(barrier, kWarpgroupThreads);
       if (leader) {
         const std::int32_t c[2] = {col0, tile.row0};
         store(map_d, buf, c);
         commit_group();
-        if (with_c && q + 1 < kChunks) load_c_chunk(q + 1, es.buffer ^ 1u);
+        if (with_c && q + 1 < kChunks) {
+          wait_group_read<kBuffers - 1>();
+          load_c_chunk(q + 1, next(es.buffer));
+        }
       }
     } else {
-      named_barrier_sync(kEpilogueBarrier + static_cast<std::uint32_t>(wgc), kWarpgroupThreads);
+      named_barrier_sync(barrier, kWarpgroupThreads);
+      // Chunk q + kBuffers reuses this buffer; chunk q + 1's barrier orders it after this copy.
       copy_out_chunk<Out>(buf, p, tile.row0, col0, t);
     }
-    es.buffer ^= 1u;
+    es.buffer = next(es.buffer);
   }
 }
 

@@ -332,11 +332,12 @@ __device__ __forceinline__ void add_peer_partials(float (&acc)[Cfg::kAccumulator
 
 template <class Cfg, bool kF16, MatrixMajor kA, MatrixMajor kB, bool kTma>
 __device__ __forceinline__ void consume(Pipeline<Cfg::kStages>& pipe, unsigned char* smem,
-                                        Barrier (&c_bar)[2], const TensorMap* map_c,
+                                        Barrier (&c_bar)[Cfg::kEpiBuffers], const TensorMap* map_c,
                                         const TensorMap* map_d, const Params& p, int wgc, int rank,
                                         int cluster_m) {
   const std::uint32_t smem_base = ptx::smem_addr(smem);
-  unsigned char* epi = smem + Cfg::kStages * Cfg::kStageBytes + wgc * 2 * kEpiBufferBytes;
+  unsigned char* epi =
+      smem + Cfg::kStages * Cfg::kStageBytes + wgc * Cfg::kEpiBuffers * kEpiBufferBytes;
   const int worker = static_cast<int>(blockIdx.x) / cluster_m;
   float acc[Cfg::kAccumulators];
 #pragma unroll
@@ -365,14 +366,16 @@ __device__ __forceinline__ void consume(Pipeline<Cfg::kStages>& pipe, unsigned c
       add_peer_partials<Cfg>(acc, p, u.tile, worker, rank, cluster_m, wgc);
     switch (p.out) {
       case OutKind::kBF16:
-        epilogue<__nv_bfloat16, Cfg::kBlockN, kTma>(acc, p, tile, epi, c_bar, map_c, map_d, wgc,
-                                                    es);
+        epilogue<__nv_bfloat16, Cfg::kBlockN, Cfg::kEpiBuffers, kTma>(acc, p, tile, epi, c_bar,
+                                                                      map_c, map_d, wgc, es);
         break;
       case OutKind::kF16:
-        epilogue<__half, Cfg::kBlockN, kTma>(acc, p, tile, epi, c_bar, map_c, map_d, wgc, es);
+        epilogue<__half, Cfg::kBlockN, Cfg::kEpiBuffers, kTma>(acc, p, tile, epi, c_bar, map_c,
+                                                               map_d, wgc, es);
         break;
       default:
-        epilogue<float, Cfg::kBlockN, kTma>(acc, p, tile, epi, c_bar, map_c, map_d, wgc, es);
+        epilogue<float, Cfg::kBlockN, Cfg::kEpiBuffers, kTma>(acc, p, tile, epi, c_bar, map_c,
+                                                              map_d, wgc, es);
         break;
     }
   }
@@ -396,7 +399,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   extern __shared__ unsigned char raw[];
   unsigned char* smem = raw + (kAlign - ptx::smem_addr(raw) % kAlign) % kAlign;
   __shared__ Pipeline<Cfg::kStages> pipe;
-  __shared__ Barrier c_bar[kConsumerWarpgroups][2];  // epilogue: C tile loaded, per buffer
+  __shared__ Barrier c_bar[kConsumerWarpgroups][Cfg::kEpiBuffers];  // epilogue: C chunk loaded
 
   const int cluster_m = static_cast<int>(cluster_size());
   const int rank = static_cast<int>(cluster_cta_rank());
