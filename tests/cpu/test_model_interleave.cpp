@@ -5,12 +5,17 @@
 //     coords[0] count chunks;
 //   * dimension rank - 2 is not traversed (one step, at its coordinate, bounds-checked);
 //   * the image is the chunks in traversal order, dense (no padding to the swizzle span), swizzled;
-//   * transaction_bytes() = the image's bytes; stores write only the first outermost slice
-//     (HYPOTHESIS from one probe).
+//   * transaction_bytes() = the image's bytes;
+//   * stores and reduces take the same walk and write every in-bounds chunk from its place in the
+//     image (probes D2 line 83, D3 lines 111-113, and the 1,294 interleaved mismatch records of a
+//     gpu_store --interleave 0.3 run, tests/gpu/replay/store_replay.cpp).
 // Global buffers are "tagged": the 16-bit halfword at byte o holds o / 2, so every image chunk
-// names the global bytes it came from, as gpu_probe's data=tagged dumps do.
+// names the global bytes it came from, as gpu_probe's data=tagged dumps do. Store images are
+// tagged the same way (0xC000 | o / 2), so every stored chunk names the image bytes it came from.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -239,29 +244,121 @@ TEST(ModelInterleave, OutOfBoundsChunksTakeTheFill) {
   EXPECT_EQ(get<std::uint32_t>(img, 64), 0x7FF77FF7u);
 }
 
-TEST(ModelInterleave, StoreWritesTheFirstOuterSliceHypothesis) {
-  // Line 83: the H200 stored bf16 dims {8,16,4} box {8,4,2} as image bytes [0,128) -> global
-  // [0,128) and left slice 1 (image [128,256) -> global [256,384)) unwritten.
+// A store's source image tagged like gpu_probe's data=tagged: the halfword at byte o holds
+// 0xC000 | o / 2.
+std::vector<std::byte> tagged_image(const TensorMapSpec& s) {
+  std::vector<std::byte> smem(smem_bytes(s));
+  for (std::size_t o = 0; o + 1 < smem.size(); o += 2)
+    put<std::uint16_t>(smem, o, static_cast<std::uint16_t>(0xC000 | (o / 2)));
+  return smem;
+}
+
+// The global buffer (0xA5 poison first) after a store of the tagged image.
+std::vector<std::byte> store_tagged(const TensorMapSpec& s, std::vector<std::int32_t> coords) {
+  std::vector<std::byte> g = filled(global_footprint_bytes(s), 0xA5);
+  store_box(s, tagged_image(s), coords, g);
+  return g;
+}
+
+// Global bytes [g_at, + bytes) hold image bytes [s_at, + bytes).
+struct Stored {
+  std::size_t g_at, s_at, bytes;
+};
+
+// Every global halfword is either inside one of `runs` (with the tag of its image bytes) or
+// poison.
+void expect_stored(const std::vector<std::byte>& g, const std::vector<Stored>& runs) {
+  std::vector<std::uint16_t> want(g.size() / 2, 0xA5A5);
+  for (const Stored& r : runs) {
+    ASSERT_LE(r.g_at + r.bytes, g.size());
+    for (std::size_t b = 0; b < r.bytes; b += 2)
+      want[(r.g_at + b) / 2] = static_cast<std::uint16_t>(0xC000 | ((r.s_at + b) / 2));
+  }
+  for (std::size_t h = 0; h < want.size(); ++h)
+    EXPECT_EQ(get<std::uint16_t>(g, 2 * h), want[h]) << "global byte " << 2 * h;
+}
+
+TEST(ModelInterleave, StoreWritesEveryChunkALoadMoves) {
+  // Line 83: bf16 dims {8,16,4} box {8,4,2}: both slices, as a load moves them (an earlier run of
+  // the same probe seemed to leave slice 1 unwritten; the H200 wrote it in every run since).
   const TensorMapSpec s =
       interleaved(DataType::kBFloat16, Interleave::k16B, {8, 16, 4}, {8, 4, 2}, {16, 256});
-  std::vector<std::byte> smem(smem_bytes(s));
-  for (std::size_t o = 0; o < smem.size(); o += 2)
-    put<std::uint16_t>(smem, o, static_cast<std::uint16_t>(0xC000 | (o / 2)));
+  expect_stored(store_tagged(s, {0, 0, 0}), {{0, 0, 128}, {256, 128, 128}});
+  // Line 111: 4 slices 2048 B apart, box[1] = 4 not traversed: 32 chunks.
+  const TensorMapSpec four =
+      interleaved(DataType::kBFloat16, Interleave::k16B, {8, 16, 8}, {8, 4, 4}, {128, 2048});
+  expect_stored(store_tagged(four, {0, 0, 0}),
+                {{0, 0, 128}, {2048, 128, 128}, {4096, 256, 128}, {6144, 384, 128}});
+  // Line 112: rank 4 float32, 4 chunks x 2 rows (64 B apart) x 2 steps of dimension 3 (1024 B);
+  // box[2] = 3 not traversed.
+  const TensorMapSpec r4 = interleaved(DataType::kFloat32, Interleave::k16B, {4, 4, 4, 3},
+                                       {4, 2, 3, 2}, {64, 256, 1024});
+  expect_stored(store_tagged(r4, {0, 0, 0, 0}), {{0, 0, 128}, {1024, 128, 128}});
+  // Line 113: box[0] = 8 chunks over dims[0] = 4: chunks 4..7 are skipped; slices 1 and 2 of the
+  // row at coordinate 2 (2 x 64 B in).
+  const TensorMapSpec wide =
+      interleaved(DataType::kFloat32, Interleave::k16B, {4, 16, 4}, {8, 4, 2}, {64, 1024});
+  expect_stored(store_tagged(wide, {0, 2, 1}), {{1152, 0, 64}, {2176, 128, 64}});
+  // The untraversed dimension's coordinate is bounds-checked: past its end nothing is written.
+  expect_stored(store_tagged(wide, {0, 16, 1}), {});
+}
+
+TEST(ModelInterleave, StoresOfTheRandomSuite) {
+  // gpu_store --interleave 0.3 (run seed 62636112603889), full-image records. Case 4653: uint16,
+  // element_strides[0] = 8 over box[0] = 8 (one chunk), rows 192 B and slices 384 B apart,
+  // slices 4 and 5.
+  TensorMapSpec u16 =
+      interleaved(DataType::kUInt16, Interleave::k16B, {8, 2, 7}, {8, 2, 2}, {192, 384});
+  u16.element_strides_inner_first[0] = 8;
+  expect_stored(store_tagged(u16, {0, 0, 4}), {{1536, 0, 16}, {1920, 16, 16}});
+  // Case 11820: uint64, INTERLEAVE_32B + SWIZZLE_32B, one 32 B chunk per slice, the slice stride
+  // (64 B) below the row stride (128 B): slices 0 and 1 at 0 and 64.
+  TensorMapSpec u64 = interleaved(DataType::kUInt64, Interleave::k32B, {2, 12, 2}, {2, 12, 2},
+                                  {128, 64}, Swizzle::k32B);
+  u64.element_strides_inner_first[0] = 8;
+  expect_stored(store_tagged(u64, {0, 0, 0}), {{0, 0, 32}, {64, 32, 32}});
+}
+
+std::vector<std::byte> from_hex(const std::string& hex) {
+  std::vector<std::byte> out(hex.size() / 2);
+  for (std::size_t i = 0; i < out.size(); ++i)
+    out[i] = static_cast<std::byte>(std::stoul(hex.substr(2 * i, 2), nullptr, 16));
+  return out;
+}
+
+TEST(ModelInterleave, ReducesWalkLikeStores) {
+  // gpu_store case 5245 (the same run): reduce-min on int64, dims {2,2,12}, element_strides[0] = 6
+  // (one chunk per slice), slices 1..7 at 64 B apart, each reduced with the next 16 image bytes.
+  // The hardware's bytes, chunk by chunk (before -> after); everything else was left alone.
+  TensorMapSpec s =
+      interleaved(DataType::kInt64, Interleave::k16B, {2, 2, 12}, {2, 2, 7}, {32, 64});
+  s.element_strides_inner_first[0] = 6;
+  const auto image = from_hex(
+      "f35594f3baf90159e1d6b1581a1cc7ebef010d1634e678aa5fd139cf12a7d8b4be5abaac9bddce5499fcbde9581f"
+      "054fc2203400c24b91c479d4f2d0568cefbfbe7028e70ee6c4e6b8e722f0c7464c7b2be5893fa17183669107bb3e"
+      "5ba5f345f7e578a2d7182c6eeda16876d90604a4");
+  ASSERT_EQ(image.size(), smem_bytes(s));
+  const char* before[] = {"b101ca9061085c7d91758a5535d0d880", "ea8af9a950aa859a93df19ae773804a7",
+                          "9f892d1efca4d1845bb57c32cfa42c8a", "1b5abf2bb25bb1f8eade2b12e1893c36",
+                          "b1a1b520eac581d3027f0edf90ec41b8", "95504ebc54c6397d1a89ba33f6fdba2a",
+                          "2a46346c22162ccf901ceb1a779b5142"};
+  const char* after[] = {"f35594f3baf9015991758a5535d0d880", "ea8af9a950aa859a93df19ae773804a7",
+                         "9f892d1efca4d1845bb57c32cfa42c8a", "c2203400c24b91c479d4f2d0568cefbf",
+                         "b1a1b520eac581d3027f0edf90ec41b8", "2be5893fa17183661a89ba33f6fdba2a",
+                         "2a46346c22162ccfeda16876d90604a4"};
   std::vector<std::byte> g = filled(global_footprint_bytes(s), 0xA5);
-  const std::int32_t c[] = {0, 0, 0};
-  store_box(s, smem, c, g);
-  for (std::size_t o = 0; o < g.size(); o += 2) {
-    const std::uint16_t want = o < 128 ? static_cast<std::uint16_t>(0xC000 | (o / 2)) : 0xA5A5;
-    EXPECT_EQ(get<std::uint16_t>(g, o), want) << "global byte " << o;
+  for (std::size_t k = 0; k < 7; ++k) {
+    const auto b = from_hex(before[k]);
+    std::copy(b.begin(), b.end(), g.begin() + static_cast<std::ptrdiff_t>(64 * (k + 1)));
   }
-  // Chunks past dims[0] are not written either.
-  TensorMapSpec wide = s;
-  wide.box_inner_first[0] = 16;
-  std::vector<std::byte> wide_smem(smem_bytes(wide), std::byte{0x11});
-  std::vector<std::byte> g2 = filled(global_footprint_bytes(wide), 0xA5);
-  store_box(wide, wide_smem, c, g2);
-  for (std::size_t o = 0; o < g2.size(); ++o)
-    EXPECT_EQ(g2[o], o < 128 ? std::byte{0x11} : std::byte{0xA5}) << "global byte " << o;
+  std::vector<std::byte> want = g;
+  for (std::size_t k = 0; k < 7; ++k) {
+    const auto a = from_hex(after[k]);
+    std::copy(a.begin(), a.end(), want.begin() + static_cast<std::ptrdiff_t>(64 * (k + 1)));
+  }
+  const std::int32_t c[] = {0, 0, 1};
+  reduce_box(s, ReduceOp::kMin, image, c, g);
+  EXPECT_EQ(g, want);
 }
 
 TEST(ModelInterleave, TilesWithoutInterleaveStillCheckTheStart) {
@@ -277,22 +374,20 @@ TEST(ModelInterleave, TilesWithoutInterleaveStillCheckTheStart) {
 // The rule written out independently of layout.hpp: chunk number `n` of the image (mixed radix,
 // dimension 0 fastest) and where it comes from.
 struct NaiveChunk {
-  bool in_bounds;
+  bool in_bounds;        // a load copies it, a store or reduce writes it
   std::uint64_t global;  // first byte, when in bounds
-  bool outermost_zero;   // its outermost box index is 0 (a store writes it)
 };
 
 NaiveChunk naive_chunk(const TensorMapSpec& s, const std::vector<std::int32_t>& c,
                        std::uint64_t n) {
   const std::uint64_t chunk = static_cast<std::uint64_t>(interleave_bytes(s.interleave));
-  NaiveChunk out{true, 0, true};
+  NaiveChunk out{true, 0};
   for (int d = 0; d < s.rank; ++d) {
     const std::uint64_t step = s.element_strides_inner_first[d];
     const std::uint64_t count =
         d == s.rank - 2 ? 1 : (s.box_inner_first[d] + step - 1) / step;  // untraversed dim
     const std::uint64_t k = n % count;
     n /= count;
-    if (d == s.rank - 1) out.outermost_zero = k == 0;
     const std::int64_t i = c[static_cast<std::size_t>(d)] + static_cast<std::int64_t>(k * step);
     if (i < 0 || static_cast<std::uint64_t>(i) >= s.dims_inner_first[d]) {
       out.in_bounds = false;
@@ -352,7 +447,7 @@ TEST(ModelInterleave, RandomSpecsMatchTheNaiveChunkRule) {
         const std::byte fill = static_cast<std::byte>((oob_fill_bits(s) >> (8 * (b % es))) & 0xFF);
         ASSERT_EQ(smem[at], nc.in_bounds ? g[nc.global + b] : fill)
             << "chunk " << n << " byte " << b;
-        if (nc.in_bounds && nc.outermost_zero) want_global[nc.global + b] = smem[at];
+        if (nc.in_bounds) want_global[nc.global + b] = smem[at];
       }
     }
     // Everything outside the swizzled image keeps the poison.
@@ -364,7 +459,7 @@ TEST(ModelInterleave, RandomSpecsMatchTheNaiveChunkRule) {
         ASSERT_EQ(smem[b], std::byte{0xCD}) << "byte " << b;
       }
     }
-    // A store of the image writes the in-bounds chunks of the first outermost slice.
+    // A store of the image writes every in-bounds chunk (none alias: strides cover the chunks).
     std::vector<std::byte> stored = filled(g.size(), 0x5A);
     store_box(s, smem, c, stored);
     ASSERT_EQ(stored, want_global);

@@ -12,7 +12,7 @@ compares the model's image with what the hardware did:
     predictions on the same seeded random data (needs --old).
 
   tests/gpu/check_predict.py --log probes.log --probes tests/gpu/probes.txt \
-      --probe build/tests/gpu/gpu_probe [--old old/gpu_probe] [--groups D,D2]
+      --probe build/tests/gpu/gpu_probe [--old old/gpu_probe] [--groups D,D2,D3,D4]
 Exit 0 when every replayed probe is reproduced.
 """
 import argparse
@@ -107,7 +107,7 @@ def main():
     ap.add_argument("--probes", required=True)
     ap.add_argument("--probe", required=True)
     ap.add_argument("--old")
-    ap.add_argument("--groups", default="D,D2")
+    ap.add_argument("--groups", default="D,D2,D3,D4")
     ap.add_argument("--verbose", action="store_true")
     a = ap.parse_args()
     groups = set(a.groups.split(","))

@@ -157,7 +157,7 @@ StoreCase make_store_case(std::int64_t index, std::uint64_t case_seed, bool nega
   c.case_seed = case_seed;
   Rng rng(case_seed);
   SpecOptions o;
-  o.interleave_chance = interleave;  // stores: off by default until probes D3f (--interleave P)
+  o.interleave_chance = interleave;  // --interleave P; default 0.12 as in gpu_load (finding 12)
   o.max_box_bytes = 48 * 1024;
   o.max_footprint_bytes = 256 * 1024;
   if (index % 3 != 0) {
@@ -375,7 +375,7 @@ int main(int argc, char** argv) {
         parallel_for(indices.size(), [&](std::size_t k) {
           all[k] = make_store_case(
               indices[k], derive_seed(ctx.report.seed(), static_cast<std::uint64_t>(indices[k])),
-              negative, ctx.args.interleave_or(0));
+              negative, ctx.args.interleave_or(0.12));
         });
         // Group by (operation, element type): stores first, then each reduce.
         std::map<std::pair<int, int>, std::vector<StoreCase>> groups;

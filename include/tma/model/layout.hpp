@@ -20,7 +20,8 @@
 //     dims[0], box[0], element_strides[0] and coords[0] all count chunks. Dimension rank - 2 is
 //     not traversed (traversed_extent). The image is the chunks in traversal order (dimension 0
 //     fastest), C bytes each with no padding, then swizzled. An out-of-bounds chunk is filled
-//     element by element.
+//     element by element by loads and skipped by stores and reduces, which write every in-bounds
+//     chunk of the same walk.
 //
 // Everything the documents leave open is a named function marked HYPOTHESIS, so that the GPU
 // tests' verdict is a one-place change.
@@ -318,7 +319,7 @@ struct ElementAccess {
   bool in_bounds;             // index inside the tensor in every dimension
   std::size_t global_offset;  // first byte in the global buffer; 0 if !written
   // A store / reduce writes it: in bounds, or past dims[0] within its 16 B chunk (interleaved
-  // tiled maps: see interleaved_store_writes).
+  // tiled maps: exactly the in-bounds chunks; see for_each_interleaved_element).
   bool stored;
 };
 
@@ -332,20 +333,16 @@ inline std::uint64_t stored_dim0_limit(const TensorMapSpec& s) {
   return (s.dims_inner_first[0] * e + 15) / 16 * 16 / e;
 }
 
-// HYPOTHESIS (one probe so far, tests/gpu/probes.txt line 83; group D3 decides): a store or
-// reduce through an interleaved tiled map writes only the chunks whose outermost box index is 0.
-// The H200 stored bf16 dims {8,16,4} box {8,4,2} INTERLEAVE_16B as the image's first 8 chunks
-// (g[0,128) = smem[0,128)) and left the second slice (smem[128,256) -> g[256,384)) unwritten,
-// although a load of the same map moves both slices.
-inline bool interleaved_store_writes(const TensorMapSpec& s,
-                                     std::span<const std::uint64_t> box_index) {
-  return s.rank < 2 || box_index[static_cast<std::size_t>(s.rank - 1)] == 0;
-}
-
 // The interleaved-tiled branch of for_each_box_element: one ElementAccess per element of every
 // chunk, chunks in traversal order (box index k0 fastest; dimension rank - 2 stays at its
 // coordinate). Chunk (i0, i1, ..) is global bytes [i0 * C + sum(i_d * strides[d]), + C) and is in
 // bounds when every i_d is.
+// MEASURED (H200, docs/hardware-findings.md finding 12): stores and reduces take the same walk
+// and write exactly the in-bounds chunks, each from its place in the image (every step of the
+// outermost dimension included; dimension rank - 2 not traversed, as for loads). Probes D2 line
+// 83 and D3 lines 111-113 (tagged dumps), and every one of the 2,156 interleaved cases of a
+// gpu_store --interleave 0.3 run (1,294 mismatches of the earlier "first outermost step only"
+// hypothesis, 862 matches) replayed by tests/gpu/replay/store_replay.cpp.
 template <class F>
 void for_each_interleaved_element(const TensorMapSpec& s, std::span<const std::int32_t> coords,
                                   F&& f) {
@@ -372,7 +369,7 @@ void for_each_interleaved_element(const TensorMapSpec& s, std::span<const std::i
       }
     }
     e.in_bounds = in;
-    e.stored = in && interleaved_store_writes(s, std::span<const std::uint64_t>(k.data(), rank));
+    e.stored = in;
     for (std::size_t j = 0; j < chunk / esize; ++j) {
       e.global_offset = in ? static_cast<std::size_t>(base + j * esize) : 0;
       e.smem_offset = smem_offset(s, row, j * esize);
