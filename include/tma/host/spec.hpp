@@ -76,8 +76,8 @@ constexpr bool is_interleaved_tiled(const TensorMapSpec& s) {
 // MEASURED (H200, driver 580, tests/gpu/probes.txt groups D / D2, docs/hardware-findings.md
 // finding 12): rank 3 ignores box[1] (bf16 box {8,4,2} and {8,2,4}: 8 chunks x box[2] slices),
 // rank 4 ignores box[2] (box {8,2,3,2}: 8 chunks x 2 x 2 at strides[1] and strides[3]).
-// HYPOTHESIS: rank 5 ignores box[3] (not probed yet: group D3). box_extent() keeps the documented
-// count, which is what the driver checks (TMA037 in validate.hpp).
+// Rank 5 ignores box[3] (MEASURED: probes group D3, H200 2026-11-22). box_extent() keeps the
+// documented count, which is what the driver checks (TMA037 in validate.hpp).
 constexpr std::uint64_t traversed_extent(const TensorMapSpec& s, int dim) {
   if (is_interleaved_tiled(s) && s.rank >= 3 && dim == s.rank - 2) return 1;
   return box_extent(s, dim);

@@ -447,8 +447,8 @@ inline void check_coords(const TensorMapSpec& s, std::span<const std::int32_t> c
   // byte offset that is not a multiple of 16 faults with cudaErrorIllegalInstruction (loads and
   // stores, negative coordinates too). The driver cannot check it: it is a per-copy value.
   // Interleaved tiled maps count coordinate 0 in whole chunks, so every start is chunk aligned
-  // (HYPOTHESIS for starts that are not 16 B multiples as elements, e.g. bf16 coords[0] = 1:
-  // probes group D3).
+  // (MEASURED, H200 2026-11-22, probes group D3c: bf16 coords[0] = 1 starts one chunk in and does
+  // not fault).
   if (s.mode == Mode::kTiled && !is_interleaved_tiled(s) && !coords.empty() &&
       (static_cast<std::int64_t>(coords[0]) * static_cast<std::int64_t>(element_size(s))) % 16 !=
           0) {
