@@ -151,25 +151,24 @@ inline int choose_stream_k_cluster_m(std::int64_t tiles_m) {
 }
 
 // ---- the plan: configuration, cluster, split --------------------------------------------------
-// Measured (tma-bench gemm --sweep, H200, 132 SMs, 2026-11-22, 47 shapes; docs/perf-log.md):
-//   - stream-K (clusters of 1) beat the best data-parallel variant only where data-parallel leaves
-//     most SMs idle: M = 128 (tiles_m = 1) with <= 86 tiles (+2% .. +80%), 512 x 2112 x 7168 (+7%),
-//     1024 x 2112 x 7168 (+3%), 2048 x 2112 x 7168 (+10%); elsewhere it tied (<= +1%) or lost, by
-//     up to 47% (2048 x 4096 x 11008: all 256 tiles split, 414 vs 776 TFLOP/s);
-//   - where stream-K won, 128 x 128 tiles split were the best or within 3% of the best split;
-//   - the data-parallel configuration by the wave model (choose_config) and cluster 2 when
-//     tiles_m >= 2 was the best data-parallel variant or within 3% on every shape.
-// So: data-parallel by default; split only when (a) tiles_m <= kStreamKMaxTileRows (stream-K won
-// only at M <= 2048: the model, fitted there, does not decide for larger M), (b) K >=
-// kMinStreamKBlocks k-blocks (smaller K: the fixup is a large part of a tile; 1024^3 lost 22%),
-// and (c) the cost model with the measured stream-K penalty (gemm_schedule.hpp) predicts at
-// least 1 - kStreamKGain less time than the data-parallel plan. Times are compared in 128 x 256
-// k-block times (a 128 x 128 k-block: kNarrowTileTime). On the sweep's 47 shapes every choice is
-// the best variant or within 3% of it (tests/gemm/test_gemm_host.cpp pins them).
-inline constexpr std::int64_t kStreamKMaxTileRows = 16;
+// Measured (tma-bench gemm --sweep, H200, 132 SMs, 2026-11-22, 47 shapes, two sweeps;
+// docs/perf-log.md):
+//   - data-parallel: the wave model's configuration (choose_config) with cluster 2 when tiles_m >=
+//     2 was the best data-parallel variant or within 3% on every shape;
+//   - stream-K with clusters of 1 beat it only where data-parallel left most SMs idle (M = 128,
+//     N = 2112): its k-blocks cost ~1.6 data-parallel ones (no B multicast, staggered k offsets);
+//   - stream-K with clusters of 2 costs ~1.3 and wins wherever the last data-parallel wave is
+//     under ~90% full and K is long enough: 1024 x 2112 x 7168 412 -> 542 TFLOP/s (128 x 128
+//     split), 2048 x 11008 x 4096 675 -> 730, 512 x 28672 x 8192 654 -> 722; it loses where the
+//     waves are full (2048 x 4096 x 11008: 799 -> 591) and at K < 32 k-blocks (1024^3: -21%).
+// So: the data-parallel plan unless K >= kMinStreamKBlocks k-blocks and a split (either
+// configuration, clusters by choose_stream_k_cluster_m) is predicted to take less than
+// kStreamKGain of its time by the cost model (gemm_schedule.hpp: stream_k_time, with the block
+// cost of its cluster size). Times in 128 x 256 k-block times (a 128 x 128 k-block:
+// kNarrowTileTime). On the second sweep the choices average 0.985 of each shape's best variant
+// (tests/gemm/test_gemm_host.cpp pins them).
 inline constexpr std::int32_t kMinStreamKBlocks = 32;
 inline constexpr double kStreamKGain = 0.95;
-inline constexpr int kStreamKConfig = 1;  // 128 x 128: more, smaller pieces; cheaper fixup
 
 // The caller's fixed choices (GemmTuning): config -1, cluster_m 0 and stream_k 0 leave them to the
 // heuristic; may_cluster = false (the ordinary path: no multicast) means clusters of 1.
@@ -188,9 +187,9 @@ struct GemmChoice {
 
 // The launch plan for an m x n x k product on sm_count SMs (one CTA per SM) under `req`: the
 // data-parallel plan (config by the wave model, cluster by choose_cluster_m) unless stream-K is
-// forced or pays by the rule above (then config kStreamKConfig, clusters by
-// choose_stream_k_cluster_m), each fixed choice of `req` overriding its part. The split may still
-// be dropped by the caller when the launch's real worker count makes it not fit (stream_k_fits).
+// forced or pays by the rule above, each fixed choice of `req` overriding its part. The split may
+// still be dropped by the caller when the launch's real worker count makes it not fit
+// (stream_k_fits).
 inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, int sm_count,
                               const PlanRequest& req) {
   const std::int64_t tiles_m = (m + kBlockM - 1) / kBlockM;
@@ -208,11 +207,15 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
   };
   GemmChoice dp{req.config >= 0 ? req.config : choose_config(m, n, sm_count), 1, false};
   dp.cluster_m = cluster(choose_cluster_m(tiles_m, tiles_n(dp.config), sm_count));
-  GemmChoice sk{req.config >= 0 ? req.config : kStreamKConfig, 1, true};
-  sk.cluster_m = cluster(choose_stream_k_cluster_m(tiles_m));
+  const auto split_with = [&](int config) {
+    GemmChoice c{config, 1, true};
+    c.cluster_m = cluster(choose_stream_k_cluster_m(tiles_m));
+    return c;
+  };
   if (req.stream_k == 1) return dp;
-  if (req.stream_k == 2) return sk;
-  if (tiles_m > kStreamKMaxTileRows || k_blocks64 < kMinStreamKBlocks) return dp;
+  // Forced split without a configuration: the 128 x 128 tiles (more, smaller pieces).
+  if (req.stream_k == 2) return split_with(req.config >= 0 ? req.config : 1);
+  if (k_blocks64 < kMinStreamKBlocks) return dp;
   // Cluster tiles over clusters (sm_count / cluster_m of them, as the launch estimates them).
   const auto tiles_of = [&](const GemmChoice& c) {
     return (tiles_m + c.cluster_m - 1) / c.cluster_m * tiles_n(c.config);
@@ -221,16 +224,27 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
     const int w = sm_count / c.cluster_m;
     return static_cast<std::int32_t>(w > 0 ? w : 1);
   };
-  const std::int64_t sk_tiles = tiles_of(sk);
   const auto k_blocks = static_cast<std::int32_t>(k_blocks64);
-  if (sk_tiles > (std::int64_t{1} << 30) ||
-      !stream_k_fits(static_cast<std::int32_t>(sk_tiles), k_blocks, workers_of(sk)))
-    return dp;
   const double t_dp = scale(dp.config) * data_parallel_time(tiles_of(dp), k_blocks, workers_of(dp));
-  const double t_sk =
-      scale(sk.config) * stream_k_time(static_cast<std::int32_t>(sk_tiles), k_blocks,
-                                       workers_of(sk), kGemmConfigs[sk.config].block_n);
-  return t_sk < kStreamKGain * t_dp ? sk : dp;
+  GemmChoice best = dp;
+  double t_best = kStreamKGain * t_dp;  // a split must beat this
+  for (int config = 0; config < 2; ++config) {
+    if (req.config >= 0 && req.config != config) continue;
+    const GemmChoice sk = split_with(config);
+    const std::int64_t sk_tiles = tiles_of(sk);
+    if (sk_tiles > (std::int64_t{1} << 30) ||
+        !stream_k_fits(static_cast<std::int32_t>(sk_tiles), k_blocks, workers_of(sk)))
+      continue;
+    const double cost = sk.cluster_m == 2 ? kStreamKBlockCostCluster2 : kStreamKBlockCost;
+    const double t_sk =
+        scale(config) * stream_k_time(static_cast<std::int32_t>(sk_tiles), k_blocks, workers_of(sk),
+                                      kGemmConfigs[config].block_n, cost);
+    if (t_sk < t_best) {
+      best = sk;
+      t_best = t_sk;
+    }
+  }
+  return best;
 }
 
 }  // namespace tma::ops::detail::gemm

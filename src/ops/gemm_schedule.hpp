@@ -198,9 +198,11 @@ inline bool stream_k_fits(std::int32_t tiles, std::int32_t k_blocks, std::int32_
 // their un-overlapped epilogue; docs/perf-log.md). Why (a guess): the CTAs of a data-parallel
 // wave read the same A and B k-blocks at the same time, the stream-K ranges at staggered k
 // offsets. With 1.6, every swept shape's choice is within 3% of its best variant (so it is with
-// 1.5 .. 1.7 and kStreamKGain = 0.95). To refit for clusters of 2 from the tma_cfgX_sk2 variants
-// (the B multicast halves B's traffic: expected lower).
+// 1.5 .. 1.7 and kStreamKGain = 0.95). Clusters of 2 (B multicast, tma_cfgX_sk2, second sweep,
+// 2026-11-22): 1.3 fits best (choices at 0.985 of the best variant on average over 47 shapes,
+// docs/perf-log.md); B's halved traffic is most of the difference.
 inline constexpr double kStreamKBlockCost = 1.6;
+inline constexpr double kStreamKBlockCostCluster2 = 1.3;
 
 // The data-parallel time in k-block times: whole waves of tiles.
 inline double data_parallel_time(std::int64_t tiles, std::int32_t k_blocks, std::int32_t workers) {
@@ -210,14 +212,14 @@ inline double data_parallel_time(std::int64_t tiles, std::int32_t k_blocks, std:
 // The split schedule's time in k-block times (the model above). tiles x k_blocks < 2^31
 // (stream_k_fits).
 inline double stream_k_time(std::int32_t tiles, std::int32_t k_blocks, std::int32_t workers,
-                            int block_n) {
+                            int block_n, double block_cost = kStreamKBlockCost) {
   const Schedule s = make_schedule(tiles, k_blocks, workers, true);
   const std::int64_t iters = std::int64_t{s.sk_tiles} * k_blocks;
   const std::int64_t per_worker = (iters + workers - 1) / workers;
   const std::int64_t peers = (k_blocks + per_worker - 1) / per_worker;
   const double partial_cost = 2.0 * block_n / 256.0;
   return static_cast<double>(s.dp_tiles / workers) * k_blocks +
-         kStreamKBlockCost * static_cast<double>(per_worker) +
+         block_cost * static_cast<double>(per_worker) +
          partial_cost * static_cast<double>(1 + peers);
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <random>
 #include <stdexcept>
 
 #include "cuda_check.hpp"
@@ -133,12 +134,16 @@ std::vector<Timing> Timer::time_interleaved(
     launch_spin(stream_, static_cast<long long>(spin_us * sm_clock_khz_ * 1e-3));
     TMA_BENCH_CHECK_LAUNCH();
     const double t0 = now_us();
+    // Each round runs the implementations in a fresh random order (a fixed seed: runs repeat), so
+    // none always follows the same neighbour: a slow, low-power kernel before one lets the clock
+    // recover (H200 2026-11-22: in a fixed order, identical kernels differed by up to 8%).
+    std::mt19937 shuffle(0x7A11u);
+    std::vector<std::size_t> order(n);
     for (int r = 0; r < reps_; ++r) {
-      // Round r starts at implementation r mod n: each takes every position in the round equally
-      // often, so none always follows the same neighbour (a slow, low-power kernel before it
-      // lets the clock recover: H200 2026-11-22, the first of a fixed order ran up to 10% faster).
-      for (std::size_t j = 0; j < n; ++j) {
-        const std::size_t i = (j + static_cast<std::size_t>(r)) % n;
+      for (std::size_t j = 0; j < n; ++j)
+        order[j] = j;
+      std::shuffle(order.begin(), order.end(), shuffle);
+      for (const std::size_t i : order) {
         const std::size_t e = static_cast<std::size_t>(r) * n + i;
         if (flush) flush();
         TMA_BENCH_CHECK(cudaEventRecord(start_[e], stream_));

@@ -72,9 +72,9 @@ class Timer {
   Timing time_runs(const std::function<void(int set)>& launch, int sets,
                    const std::function<void()>& flush);
 
-  // time_runs for several implementations at once, round-robin: round r runs every launch once,
-  // starting with launches[r % n] (every one on its own rotation set sequence), and each gets the
-  // median of its own runs. Why: a GEMM's sustained power draw lowers the SM clock within
+  // time_runs for several implementations at once, round-robin: each round runs every launch
+  // once, in a random order (fixed seed; every one on its own rotation set sequence), and each
+  // gets the median of its own runs. Why: a GEMM's sustained power draw lowers the SM clock within
   // seconds (H200, 2026-11-22: the same kernel and shape measured 651 and 798 TFLOP/s twenty
   // seconds apart), so implementations timed one after the other meet different clocks and their
   // ratio measures the GPU's power state; interleaved, they share it.
