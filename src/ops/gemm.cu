@@ -257,16 +257,13 @@ KernelFn kernel_for(int config, bool f16, MatrixMajor a, MatrixMajor b) {
   const auto with_type = [&](auto cfg) {
     return f16 ? with_majors(cfg, std::true_type{}) : with_majors(cfg, std::false_type{});
   };
-  static_assert(kNumGemmConfigs == 3, "kernel_for() and smem_bytes_for() list every configuration");
-  if (config == 0) return with_type(std::integral_constant<int, 0>{});
-  if (config == 1) return with_type(std::integral_constant<int, 1>{});
-  return with_type(std::integral_constant<int, 2>{});
+  static_assert(kNumGemmConfigs == 2, "kernel_for() and smem_bytes_for() list every configuration");
+  return config == 0 ? with_type(std::integral_constant<int, 0>{})
+                     : with_type(std::integral_constant<int, 1>{});
 }
 
 std::uint32_t smem_bytes_for(int config) {
-  return config == 0   ? Config<0>::kSmemBytes
-         : config == 1 ? Config<1>::kSmemBytes
-                       : Config<2>::kSmemBytes;
+  return config == 0 ? Config<0>::kSmemBytes : Config<1>::kSmemBytes;
 }
 
 cudaLaunchConfig_t launch_config(int cluster_m, std::uint32_t smem, cudaStream_t stream,

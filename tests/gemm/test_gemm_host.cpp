@@ -922,7 +922,7 @@ TEST(GemmArgs, RejectsBadTuning) {
   ops::GemmTuning t;
   t.config = 7;
   EXPECT_EQ(error_of([&] { ops::gemm_tuned(g, nullptr, ops::Path::kTma, t); }),
-            "tma::ops::gemm: tuning.config = 7 is outside -1..2 (kGemmConfigs): use -1 to let "
+            "tma::ops::gemm: tuning.config = 7 is outside -1..1 (kGemmConfigs): use -1 to let "
             "gemm() choose");
   t = {};
   t.cluster_m = 2;

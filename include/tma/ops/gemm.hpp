@@ -86,9 +86,13 @@ void gemm(const GemmArgs& args, cudaStream_t stream = nullptr, Path path = Path:
 // One compiled tile configuration. Block M is always 128 (two consumer warpgroups of 64 rows, the
 // M of wgmma) and block K 64 (16-bit elements: one 128-byte swizzle row).
 struct GemmConfig {
-  int block_n;           // wgmma N: 256 or 128
-  int stages;            // shared-memory ring depth (A 16 KiB + B block_n x 128 B per stage)
-  int epilogue_buffers;  // 8 KiB output staging buffers per consumer warpgroup: 2 or 4
+  int block_n;  // wgmma N: 256 or 128
+  int stages;   // shared-memory ring depth (A 16 KiB + B block_n x 128 B per stage)
+  // 8 KiB output staging buffers per consumer warpgroup: 2 or 4. Measured (H200, 2026-11-22,
+  // bench/experiments/gemm_overhead): 128 x 256 with 3 stages and 4 buffers (no waits between its
+  // TMA stores) cut the per-tile overhead (3.8 -> 3.2 us) but slowed the k-loop by 10%; an
+  // epilogue storing straight from registers to global memory doubled the overhead (7.6 us).
+  int epilogue_buffers;
 };
 
 // The compiled configurations: all tile choices of the kernel (the register budgets, raster and
@@ -101,10 +105,6 @@ inline constexpr GemmConfig kGemmConfigs[] = {
     // 128 x 128 tiles, 6 x 32 KiB stages: for shapes whose 128 x 256 tiles do not fill the SMs
     // (e.g. M = 128 .. 1024 LLM projections). To be measured: tma-bench gemm --sweep.
     {128, 6, 2},
-    // 128 x 256 tiles, 3 x 48 KiB stages, and 4 epilogue buffers per warpgroup (a whole 64 x 256
-    // bf16 tile: its four TMA stores never wait for each other). Trades a stage for the epilogue;
-    // to be measured against config 0 (tma-bench gemm --sweep).
-    {256, 3, 4},
 };
 inline constexpr int kNumGemmConfigs = sizeof(kGemmConfigs) / sizeof(kGemmConfigs[0]);
 

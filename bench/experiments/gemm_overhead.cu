@@ -1,0 +1,108 @@
+// gemm_overhead: an experiment, not a benchmark of record. How much time does tma::ops::gemm
+// spend per output tile outside the k-loop (epilogue, pipeline drain and refill)? Times
+// M = N = 8192 (2048 tiles of 128 x 256: 15.5 waves on 132 SMs) at K = 64 .. 4096, data-parallel,
+// config 0, cluster 2, bf16 and fp32 output (fp32: twice the epilogue's bytes), and fits
+// time per wave = a K + b: b is the per-tile overhead, a the k-block rate.
+//   gemm_overhead [reps=20] [config=0]
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "tma/ops/gemm.hpp"
+
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
+    std::exit(1);
+  }
+}
+
+__global__ void fill(unsigned short* p, std::size_t n, unsigned seed) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::size_t{gridDim.x} * blockDim.x) {
+    unsigned x = static_cast<unsigned>(i) * 2654435761u ^ seed;
+    x ^= x >> 13;
+    p[i] = static_cast<unsigned short>(0x3C00u | (x & 0x3FFu));  // bf16 in [1, 2)... small
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int reps = argc > 1 ? std::atoi(argv[1]) : 20;
+  const int config = argc > 2 ? std::atoi(argv[2]) : 0;
+  const std::int64_t m = 8192, n = 8192, kmax = 4096;
+  unsigned short *a = nullptr, *b = nullptr;
+  void* d = nullptr;
+  check(cudaMalloc(&a, m * kmax * 2), "malloc");
+  check(cudaMalloc(&b, n * kmax * 2), "malloc");
+  check(cudaMalloc(&d, m * n * 4), "malloc");
+  fill<<<1024, 256>>>(a, m * kmax, 1);
+  fill<<<1024, 256>>>(b, n * kmax, 2);
+  cudaEvent_t e0, e1;
+  check(cudaEventCreate(&e0), "event");
+  check(cudaEventCreate(&e1), "event");
+  const double waves = 2048.0 / 66.0 / 2.0;  // 1024 cluster tiles over 66 clusters
+  std::printf("M = N = 8192, config %d, cluster 2, data-parallel; %d reps, median\n", config, reps);
+  for (const tma::DataType out : {tma::DataType::kBFloat16, tma::DataType::kFloat32}) {
+    std::vector<double> ks, per_wave;
+    for (const std::int64_t k : {64, 128, 256, 512, 1024, 2048, 4096}) {
+      tma::ops::GemmArgs g;
+      g.m = m;
+      g.n = n;
+      g.k = k;
+      g.a = a;
+      g.a_layout = tma::ops::MatrixLayout::kRowMajor;
+      g.lda = k;
+      g.b = b;
+      g.b_layout = tma::ops::MatrixLayout::kColMajor;
+      g.ldb = k;
+      g.d = d;
+      g.d_dtype = out;
+      g.ldd = n;
+      tma::ops::GemmTuning t;
+      t.config = config;
+      t.cluster_m = 2;
+      t.stream_k = 1;
+      std::vector<float> ms;
+      for (int r = -3; r < reps; ++r) {
+        check(cudaEventRecord(e0), "record");
+        tma::ops::gemm_tuned(g, nullptr, tma::ops::Path::kTma, t, nullptr);
+        check(cudaEventRecord(e1), "record");
+        check(cudaEventSynchronize(e1), "sync");
+        float x = 0;
+        check(cudaEventElapsedTime(&x, e0, e1), "elapsed");
+        if (r >= 0) ms.push_back(x);
+      }
+      std::sort(ms.begin(), ms.end());
+      const double med = ms[ms.size() / 2];
+      ks.push_back(static_cast<double>(k));
+      per_wave.push_back(med * 1e3 / std::ceil(waves));
+      std::printf("  %s K = %5lld: %8.1f us, %6.1f TFLOP/s, %7.2f us per wave\n",
+                  out == tma::DataType::kFloat32 ? "fp32" : "bf16", static_cast<long long>(k),
+                  med * 1e3, 2.0 * m * n * k / (med * 1e-3) / 1e12, per_wave.back());
+    }
+    // Least squares per_wave = a K + b over K >= 256 (the smallest K are launch-bound).
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    int cnt = 0;
+    for (std::size_t i = 0; i < ks.size(); ++i) {
+      if (ks[i] < 256) continue;
+      sx += ks[i], sy += per_wave[i], sxx += ks[i] * ks[i], sxy += ks[i] * per_wave[i];
+      ++cnt;
+    }
+    const double slope = (cnt * sxy - sx * sy) / (cnt * sxx - sx * sx);
+    const double icpt = (sy - slope * sx) / cnt;
+    std::printf(
+        "  fit: per wave = %.4f us x K + %.2f us (a k-block of 64: %.3f us; overhead = %.1f "
+        "k-blocks)\n",
+        slope, icpt, slope * 64, icpt / (slope * 64));
+  }
+  return 0;
+}
