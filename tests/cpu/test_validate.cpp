@@ -573,7 +573,7 @@ TEST(Validate, TMA037_BoxBytesFitSmSharedMemory) {
               "pixels_per_column <= 456 or split the copy");
 }
 
-TEST(Validate, TMA037_InterleavedChunksFitSmSharedMemory) {
+TEST(Validate, TMA038_InterleavedImageFitsSmSharedMemory) {
   // uint8 with interleave 32B: box[0] = 256 counts 32 B chunks (docs/hardware-findings.md, finding
   // 12), 8 KiB per step of the outer dimensions; the driver's element count (256 x 1 x 100 B)
   // passes, the image (8 KiB x 100; dimension 1 not traversed) does not fit.
@@ -586,7 +586,7 @@ TEST(Validate, TMA037_InterleavedChunksFitSmSharedMemory) {
   s.dims_inner_first = {256, 4, 100, 0, 0};
   s.strides_bytes_inner_first = {1, 8192, 32768, 0, 0};
   s.box_inner_first = {256, 1, 100, 0, 0};
-  expect_only(s, Rule::kBoxBytes, "box_inner_first", 2,
+  expect_only(s, Rule::kInterleavedImageBytes, "box_inner_first", 2,
               "with interleave 32B the box moves 256 x 1 x 100 chunks of 32 B (dimension 0 counts "
               "chunks, dimension 1 is not traversed) = 819200 B of shared memory, more than the "
               "233472 B one copy can move (the shared memory of an SM): use box_inner_first[2] <= "

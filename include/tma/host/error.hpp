@@ -56,17 +56,18 @@ enum class Rule : std::uint16_t {
   kBuilderNegative,         // TMA035 builder-non-negative
   kBuilderOverflow,         // TMA036 builder-byte-overflow
   kBoxBytes,                // TMA037 box-bytes-fit-sm-shared-memory
+  kInterleavedImageBytes,   // TMA038 interleaved-image-fits-sm-shared-memory (tmakit's own)
 };
-inline constexpr int kNumRules = 37;
+inline constexpr int kNumRules = 38;
 
-// Stable id of a rule, "TMA001" .. "TMA037"; "TMA???" for a value outside the enum.
+// Stable id of a rule, "TMA001" .. "TMA038"; "TMA???" for a value outside the enum.
 constexpr std::string_view rule_code(Rule r) {
   constexpr std::string_view kCodes[kNumRules] = {
       "TMA001", "TMA002", "TMA003", "TMA004", "TMA005", "TMA006", "TMA007", "TMA008",
       "TMA009", "TMA010", "TMA011", "TMA012", "TMA013", "TMA014", "TMA015", "TMA016",
       "TMA017", "TMA018", "TMA019", "TMA020", "TMA021", "TMA022", "TMA023", "TMA024",
       "TMA025", "TMA026", "TMA027", "TMA028", "TMA029", "TMA030", "TMA031", "TMA032",
-      "TMA033", "TMA034", "TMA035", "TMA036", "TMA037"};
+      "TMA033", "TMA034", "TMA035", "TMA036", "TMA037", "TMA038"};
   const int i = static_cast<int>(r) - 1;
   return i >= 0 && i < kNumRules ? kCodes[i] : std::string_view("TMA???");
 }
@@ -109,7 +110,8 @@ constexpr std::string_view rule_name(Rule r) {
                                                   "builder-innermost-stride-1",
                                                   "builder-non-negative",
                                                   "builder-byte-overflow",
-                                                  "box-bytes-fit-sm-shared-memory"};
+                                                  "box-bytes-fit-sm-shared-memory",
+                                                  "interleaved-image-fits-sm-shared-memory"};
   const int i = static_cast<int>(r) - 1;
   return i >= 0 && i < kNumRules ? kNames[i] : std::string_view("unknown-rule");
 }

@@ -17,7 +17,7 @@
 //    strides_bytes_inner_first[0] (never passed to the driver; anything but the element size
 //    means the caller's layout is not the one TMA reads), and an interleaved copy whose chunks do
 //    not fit in an SM's shared memory (the driver counts elements; the hardware moves whole
-//    16 / 32 B chunks: docs/hardware-findings.md, finding 12).
+//    16 / 32 B chunks: docs/hardware-findings.md, finding 12; TMA038).
 // After these rules, no spec the validator accepts was rejected by the driver in the last sweep;
 // the specs it rejects and the driver accepts are exactly the kept/own rules above, plus boxes
 // and im2col dimensions that only pass the driver's 32-bit or rounded-down arithmetic.
@@ -576,9 +576,9 @@ inline void check_dtype(const TensorMapSpec& s, const Known& k, const Limits& li
   }
 }
 
-// tmakit's own rule (TMA037's second form): an interleaved tiled copy moves whole 16 / 32 B chunks
-// and skips dimension rank - 2 (MEASURED, docs/hardware-findings.md finding 12), so its
-// shared-memory image, transaction_bytes(), can pass the driver's element count below and still
+// tmakit's own rule TMA038 (the driver does not check it): an interleaved tiled copy moves whole 16
+// / 32 B chunks and skips dimension rank - 2 (MEASURED, docs/hardware-findings.md finding 12), so
+// its shared-memory image, transaction_bytes(), can pass the driver's element count below and still
 // not fit in an SM (uint8, box[0] = 256 chunks of 32 B is 8 KiB a row). Only called for valid
 // box / element-stride ranges and ranks 3..5.
 inline void check_interleaved_image(const TensorMapSpec& s, const Limits& lim, Report& r) {
@@ -595,7 +595,7 @@ inline void check_interleaved_image(const TensorMapSpec& s, const Limits& lim, R
                                          " <= ", fit * s.element_strides_inner_first[outer])
                                    : std::string("make the box smaller");
   r.add(
-      Rule::kBoxBytes, "box_inner_first", outer,
+      Rule::kInterleavedImageBytes, "box_inner_first", outer,
       cat("with interleave ", to_string(s.interleave), " the box moves ", extents, " chunks of ",
           interleave_bytes(s.interleave), " B (dimension 0 counts chunks, dimension ", s.rank - 2,
           " is not traversed) = ", bytes, " B of shared memory, more than the ", lim.max_box_bytes,
