@@ -40,6 +40,7 @@
 #include "tma/device.cuh"
 #include "tma/device/wgmma.hpp"
 #include "tma/ptx/cp_async.hpp"
+#include "tma/ptx/flag.hpp"
 
 namespace tma::ops::detail::gemm {
 
@@ -238,21 +239,11 @@ __device__ __forceinline__ void mainloop(float (&acc)[Cfg::kAccumulators],
 
 // ---- stream-K handoff ---------------------------------------------------------------------------
 
-// ld.acquire.gpu.global.u32 (PTX ISA 7.0, sm_70). A finisher warpgroup's leader polls a peer's
-// flag with it; the warpgroup's bar.sync that follows extends the acquire to its other threads.
-__device__ __forceinline__ std::uint32_t load_acquire_gpu(const std::uint32_t* p) {
-  std::uint32_t v;
-  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
-
-// fence.acq_rel.gpu; st.relaxed.gpu.global.u32 (PTX ISA 7.0, sm_70). A contributor warpgroup's
-// leader publishes the slot its warpgroup wrote (the bar.sync before orders their writes first;
-// the pattern of a grid-wide barrier).
-__device__ __forceinline__ void store_release_gpu(std::uint32_t* p, std::uint32_t v) {
-  asm volatile("fence.acq_rel.gpu;\n\tst.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v)
-               : "memory");
-}
+// The flag handoff (include/tma/ptx/flag.hpp): a finisher warpgroup's leader polls a peer's flag
+// with ptx::load_acquire_gpu, a contributor's leader publishes its slot with
+// ptx::store_release_gpu after the warpgroup's bar.sync.
+using ptx::load_acquire_gpu;
+using ptx::store_release_gpu;
 
 // Prints which flag a finisher gave up on and traps (TMA_DEBUG_HANG_BOUND).
 __device__ __noinline__ inline void report_flag_hang(int peer, int wgc, unsigned long long polls) {
