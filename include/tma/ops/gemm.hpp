@@ -99,11 +99,15 @@ struct GemmConfig {
 // cluster heuristics are in src/ops/gemm_config.hpp). Stages fill the 227 KiB of shared memory an
 // sm_90 block may use, next to 32 KiB of epilogue buffers.
 inline constexpr GemmConfig kGemmConfigs[] = {
-    // 128 x 256 tiles, 4 x 48 KiB stages: the main configuration (the tile of the fastest public
-    // Hopper GEMMs). To be measured: tma-bench gemm --sweep, squares and LLM shapes.
+    // 128 x 256 tiles, 4 x 48 KiB stages: the main configuration. Measured (tma-bench gemm
+    // --sweep, H200, 2026-11-22, bf16, 47 shapes): the fastest data-parallel variant on every
+    // shape with M >= 1024 (e.g. 4096^3: 762 TFLOP/s vs 653 for 128 x 128); 3 stages (to afford a
+    // 4-buffer epilogue) cost 10% of the k-loop rate (docs/perf-log.md, GEMM v1.3).
     {256, 4, 2},
-    // 128 x 128 tiles, 6 x 32 KiB stages: for shapes whose 128 x 256 tiles do not fill the SMs
-    // (e.g. M = 128 .. 1024 LLM projections). To be measured: tma-bench gemm --sweep.
+    // 128 x 128 tiles, 6 x 32 KiB stages: for shapes whose 128 x 256 tiles leave the SMs idle.
+    // Measured (same sweep): faster at M = 128 .. 512 (512 x 4096 x 11008: 651 vs 423 TFLOP/s)
+    // and as the split tile for N = 2112 (1024 x 2112 x 7168 stream-K: 542 vs 526); ~0.78x the
+    // rate of 128 x 256 once the SMs are full (the wave model's kNarrowTileTime = 0.64).
     {128, 6, 2},
 };
 inline constexpr int kNumGemmConfigs = sizeof(kGemmConfigs) / sizeof(kGemmConfigs[0]);
