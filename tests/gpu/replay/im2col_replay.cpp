@@ -49,64 +49,19 @@
 
 #include "../../common/random_spec.hpp"
 #include "../spec_draw.hpp"
+#include "record_reader.hpp"
 #include "tma/model/model.hpp"
 
 namespace {
 
 using namespace tma;
 using namespace tma::testing;
+using namespace tma::testing::replay;
 
 // Constants of the harness (tests/gpu/load_harness.hpp, gpu_common.hpp, gpu_im2col.cu).
 constexpr std::size_t kGuardBytes = 1024;
 constexpr std::byte kPoison{0xA5};
 constexpr int kColumnsPerDescriptor = 3;
-
-// ---- a minimal reader for the flat JSON lines the GPU tests write ------------------------------
-
-std::optional<std::string> json_raw(const std::string& line, const std::string& key) {
-  const std::string k = "\"" + key + "\":";
-  const std::size_t at = line.find(k);
-  if (at == std::string::npos) return std::nullopt;
-  std::size_t p = at + k.size();
-  if (line[p] == '"') {
-    const std::size_t end = line.find('"', p + 1);
-    return line.substr(p + 1, end - p - 1);
-  }
-  if (line[p] == '[') {
-    const std::size_t end = line.find(']', p);
-    return line.substr(p + 1, end - p - 1);
-  }
-  std::size_t end = p;
-  while (end < line.size() && line[end] != ',' && line[end] != '}')
-    ++end;
-  return line.substr(p, end - p);
-}
-
-std::string json_str(const std::string& line, const std::string& key) {
-  auto v = json_raw(line, key);
-  if (!v) throw std::runtime_error("record has no \"" + key + "\"");
-  return *v;
-}
-
-std::uint64_t json_u64(const std::string& line, const std::string& key) {
-  return std::stoull(json_str(line, key));
-}
-
-std::vector<std::int64_t> json_ints(const std::string& line, const std::string& key) {
-  std::vector<std::int64_t> out;
-  std::stringstream s(json_str(line, key));
-  std::string item;
-  while (std::getline(s, item, ','))
-    if (!item.empty()) out.push_back(std::stoll(item));
-  return out;
-}
-
-std::vector<std::byte> from_hex(const std::string& hex) {
-  std::vector<std::byte> out(hex.size() / 2);
-  for (std::size_t i = 0; i < out.size(); ++i)
-    out[i] = static_cast<std::byte>(std::stoul(hex.substr(2 * i, 2), nullptr, 16));
-  return out;
-}
 
 std::string to_hex(std::span<const std::byte> b) {
   static constexpr char kDigits[] = "0123456789abcdef";
