@@ -155,6 +155,16 @@ std::optional<CopyBuffers> copy_buffers(const Case& c, Runner& r, CaseResult& re
   return b;
 }
 
+// The cudaMemcpy(2D/3D)Async peer of case `c` on `b`'s buffers, when the layout has one.
+std::optional<Impl> memcpy_impl(const Case& c, const CopyBuffers& b, Runner& r) {
+  std::optional<MemcpyPeer> peer = memcpy_peer(c);
+  if (!peer) return std::nullopt;
+  auto launch = [&b, &r, run = peer->run](int set) {
+    run(b.dst(set).data, b.src(set).data, r.stream());
+  };
+  return Impl{"cudaMemcpy", peer->detail, Role::kPeer, launch, b.dst(0), b.src(0)};
+}
+
 CaseResult run_copy(const Case& c, Runner& r) {
   CaseResult result;
   result.c = &c;
@@ -175,11 +185,7 @@ CaseResult run_copy(const Case& c, Runner& r) {
     impls.push_back({"ordinary", "tma::ops::copy Path::kOrdinary", Role::kPeer,
                      op(ops::Path::kOrdinary), dst(0), src(0)});
   }
-  const std::optional<MemcpyPeer> peer = memcpy_peer(c);
-  if (peer) {
-    auto launch = [&](int set) { peer->run(dst(set).data, src(set).data, r.stream()); };
-    impls.push_back({"cudaMemcpy", peer->detail, Role::kPeer, launch, dst(0), src(0)});
-  }
+  if (std::optional<Impl> peer = memcpy_impl(c, *b, r)) impls.push_back(std::move(*peer));
   for (ImplResult& m : r.measure_together(c, impls, *ws))
     result.impls.push_back(std::move(m));
   return result;
@@ -217,11 +223,7 @@ CaseResult run_copy_tune(const Case& c, Runner& r) {
                                std::to_string(cfg.ctas_per_sm) + " CTAs/SM";
     impls.push_back({name, detail, k == 0 ? Role::kOurs : Role::kPeer, launch, dst(0), src(0)});
   }
-  const std::optional<MemcpyPeer> peer = memcpy_peer(c);
-  if (peer) {
-    auto launch = [&](int set) { peer->run(dst(set).data, src(set).data, r.stream()); };
-    impls.push_back({"cudaMemcpy", peer->detail, Role::kPeer, launch, dst(0), src(0)});
-  }
+  if (std::optional<Impl> peer = memcpy_impl(c, *b, r)) impls.push_back(std::move(*peer));
   for (ImplResult& m : r.measure_together(c, impls, *ws))
     result.impls.push_back(std::move(m));
   return result;
