@@ -5,8 +5,10 @@
 # sanitize (the suite's --quick runs under compute-sanitizer), ops (gpu_ops byte-exact test),
 # bench (tma-bench all: copy, transpose, copy-tune; then the torch peers into the same JSON),
 # gemm (tests/gemm/gpu_gemm, then `tma-bench gemm` into gemm.json, then the torch / Triton peers
-# into it). Each step's log is kept; the script's exit status is the number of failed steps.
-# gemm's benchmark is bounded by GEMM_BENCH_TIMEOUT seconds (default 420): a hung GEMM kernel
+# into it), overhead (bench/experiments/gemm_overhead for OVERHEAD_CONFIGS, default 0 1 2).
+# Each step's log is kept; the script's exit status is the number of failed steps.
+# gemm's test is bounded by GEMM_TEST_TIMEOUT seconds (default 300), its benchmark by
+# GEMM_BENCH_TIMEOUT seconds (default 420): a hung GEMM kernel
 # cannot be stopped from inside tma-bench, whose log names the step it hung in and whose JSON
 # (rewritten after every case) keeps the cases it finished. GEMM_BENCH_ARGS adds options, e.g.
 # "--quick", "--no-ordinary", "--sweep", "--layout cc".
@@ -50,13 +52,18 @@ for s in "$@"; do
       step triage tests/gpu/triage.sh "$build" /tmp/triage "${TRIAGE_SEED:-795300422}" gpu_load:96 gpu_im2col:48 gpu_multicast:48 gpu_store:64 gpu_descriptor:4
       tar czf "$out/triage.tar.gz" -C /tmp triage ;;
     gemm)
-      step gemm "$build/tests/gemm/gpu_gemm"
+      step gemm timeout -k 10 "${GEMM_TEST_TIMEOUT:-300}" "$build/tests/gemm/gpu_gemm"
       # shellcheck disable=SC2086  # GEMM_BENCH_ARGS is a list of options
       step gemmbench timeout -k 10 "${GEMM_BENCH_TIMEOUT:-420}" \
         "$build/tools/tma_bench/tma-bench" gemm ${GEMM_BENCH_ARGS:-} --json "$out/gemm.json"
       if [ -s "$out/gemm.json" ]; then
         step gemmpeers python3 bench/torch_peers.py "$out/gemm.json"
       fi ;;
+    overhead)
+      # The per-tile overhead of each configuration (bench/experiments/gemm_overhead.cu).
+      for config in ${OVERHEAD_CONFIGS:-0 1 2}; do
+        step "overhead$config" timeout -k 5 60 "$build/bench/experiments/gemm_overhead" 20 "$config"
+      done ;;
     *) echo "unknown step $s" >&2; failed=$((failed + 1)) ;;
   esac
 done

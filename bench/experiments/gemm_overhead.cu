@@ -1,8 +1,8 @@
 // gemm_overhead: an experiment, not a benchmark of record. How much time does tma::ops::gemm
 // spend per output tile outside the k-loop (epilogue, pipeline drain and refill)? Times
-// M = N = 8192 (2048 tiles of 128 x 256: 15.5 waves on 132 SMs) at K = 64 .. 4096, data-parallel,
-// config 0, cluster 2, bf16 and fp32 output (fp32: twice the epilogue's bytes), and fits
-// time per wave = a K + b: b is the per-tile overhead, a the k-block rate.
+// M = N = 8192 (2048 tiles of 128 x 256 or 4096 of 128 x 128: 15.5 or 31 waves on 132 SMs) at K =
+// 64 .. 4096, data-parallel, config 0, cluster 2, bf16 and fp32 output (fp32: twice the epilogue's
+// bytes), and fits time per wave = a K + b: b is the per-tile overhead, a the k-block rate.
 //   gemm_overhead [reps=20] [config=0]
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -49,8 +49,18 @@ int main(int argc, char** argv) {
   cudaEvent_t e0, e1;
   check(cudaEventCreate(&e0), "event");
   check(cudaEventCreate(&e1), "event");
-  const double waves = 2048.0 / 66.0 / 2.0;  // 1024 cluster tiles over 66 clusters
-  std::printf("M = N = 8192, config %d, cluster 2, data-parallel; %d reps, median\n", config, reps);
+  if (config < 0 || config >= tma::ops::kNumGemmConfigs) {
+    std::fprintf(stderr, "config %d is not in kGemmConfigs (0..%d)\n", config,
+                 tma::ops::kNumGemmConfigs - 1);
+    return 2;
+  }
+  int sms = 0;
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SM count");
+  // Cluster tiles (2 tile rows) over the clusters (one CTA per SM): waves of tiles per CTA.
+  const double cluster_tiles = (m / 128) * (n / tma::ops::kGemmConfigs[config].block_n) / 2.0;
+  const double waves = cluster_tiles / (sms / 2);
+  std::printf("M = N = 8192, config %d, cluster 2, data-parallel; %.2f waves; %d reps, median\n",
+              config, waves, reps);
   for (const tma::DataType out : {tma::DataType::kBFloat16, tma::DataType::kFloat32}) {
     std::vector<double> ks, per_wave;
     for (const std::int64_t k : {64, 128, 256, 512, 1024, 2048, 4096}) {

@@ -257,13 +257,21 @@ KernelFn kernel_for(int config, bool f16, MatrixMajor a, MatrixMajor b) {
   const auto with_type = [&](auto cfg) {
     return f16 ? with_majors(cfg, std::true_type{}) : with_majors(cfg, std::false_type{});
   };
-  static_assert(kNumGemmConfigs == 2, "kernel_for() and smem_bytes_for() list every configuration");
-  return config == 0 ? with_type(std::integral_constant<int, 0>{})
-                     : with_type(std::integral_constant<int, 1>{});
+  static_assert(kNumGemmConfigs == 3, "kernel_for() and smem_bytes_for() list every configuration");
+  switch (config) {
+    case 0:
+      return with_type(std::integral_constant<int, 0>{});
+    case 1:
+      return with_type(std::integral_constant<int, 1>{});
+    default:
+      return with_type(std::integral_constant<int, 2>{});
+  }
 }
 
 std::uint32_t smem_bytes_for(int config) {
-  return config == 0 ? Config<0>::kSmemBytes : Config<1>::kSmemBytes;
+  constexpr std::uint32_t kBytes[] = {Config<0>::kSmemBytes, Config<1>::kSmemBytes,
+                                      Config<2>::kSmemBytes};
+  return kBytes[config];
 }
 
 cudaLaunchConfig_t launch_config(int cluster_m, std::uint32_t smem, cudaStream_t stream,
@@ -321,6 +329,11 @@ int workers_for(int clusters, std::int64_t tiles, bool split, int max_ctas, int 
   return static_cast<int>(n);
 }
 
+#if TMA_GEMM_TRACE
+// bench/experiments/gemm_trace.cu: where the next launches stamp their trace (trace_slot).
+unsigned long long* g_trace = nullptr;
+#endif
+
 Resolved resolve(const GemmArgs& g, Path path, const GemmTuning& tuning) {
   check_args(g, path, tuning);
   int dev = 0, sms = 0, cc_major = 0, cc_minor = 0;
@@ -355,6 +368,9 @@ Resolved resolve(const GemmArgs& g, Path path, const GemmTuning& tuning) {
   r.config = choice.config;
   const int block_n = kGemmConfigs[r.config].block_n;
   Params& p = r.p;
+#if TMA_GEMM_TRACE
+  p.trace = g_trace;
+#endif
   p.m = static_cast<std::int32_t>(g.m);
   p.n = static_cast<std::int32_t>(r.n_main);
   p.k = static_cast<std::int32_t>(g.k);
@@ -488,6 +504,11 @@ void launch_edge(const GemmArgs& g, std::int64_t col0, cudaStream_t stream) {
 }
 
 }  // namespace
+#if TMA_GEMM_TRACE
+void set_trace(unsigned long long* buffer) {
+  g_trace = buffer;
+}
+#endif
 }  // namespace detail::gemm
 
 void gemm_tuned(const GemmArgs& g, cudaStream_t stream, Path path, const GemmTuning& tuning,

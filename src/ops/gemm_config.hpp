@@ -36,10 +36,30 @@ inline constexpr std::uint32_t kAlign = 1024;          // SWIZZLE_128B repeats e
 // Epilogue staging: per consumer warpgroup a ring of Config::kEpiBuffers (2 or 4) buffers of 64
 // rows x 128 B (one swizzle row each).
 inline constexpr std::uint32_t kEpiBufferBytes = 64 * 128;
+
+// 16-bit outputs are staged with stmatrix (and C read with ldmatrix) .x4 (ptx/matrix.hpp): block
+// s (0..3) of a chunk is the 16 x 16 block of 16-bit elements at rows 16 w .. 16 w + 15 (warp w
+// of the warpgroup), columns 16 s .. 16 s + 15 of the chunk. Its matrix j (0..3) holds rows
+// 8 (j % 2) .. + 7 and columns 16 s + 8 (j / 2) .. + 7: accumulator group 2 s + j / 2 of the
+// chunk, row half j % 2 (device/wgmma_desc.hpp: accumulator_coord), i.e. each thread's registers
+// stmatrix_register(s, j) and + 1, counted from the chunk's first.
+TMA_HOST_DEVICE constexpr int stmatrix_register(int s, int j) {
+  return 4 * (2 * s + j / 2) + 2 * (j % 2);
+}
+// The byte offset in the chunk's buffer (64 rows x 128 B, SWIZZLE_128B) of the matrix row that
+// thread t (0..127) of the warpgroup addresses in block s: lanes 8 j .. 8 j + 7 address matrix j.
+TMA_HOST_DEVICE constexpr std::uint32_t stmatrix_row_offset(int t, int s) {
+  const int lane = t % 32, j = lane / 8;
+  const int row = 16 * (t / 32) + 8 * (j % 2) + lane % 8;
+  const int chunk = 2 * s + j / 2;  // its 16-byte chunk of the 128-byte row, before the swizzle
+  return static_cast<std::uint32_t>(row * 128 + ((chunk ^ (row % 8)) * 16));
+}
 // Named barriers: 0 is __syncthreads; consumer warpgroup w syncs its epilogue on 1 + w and its
-// stream-K handoff (the flag poll, the slot writes) on 3 + w.
+// stream-K handoff (the flag poll, the slot writes) on 3 + w; ping-pong: warpgroup w waits for
+// its turn at the tensor cores on 5 + w (the other warpgroup arrives there).
 inline constexpr std::uint32_t kEpilogueBarrier = 1;
 inline constexpr std::uint32_t kStreamKBarrier = 3;
+inline constexpr std::uint32_t kOrderBarrier = 5;
 
 // The compiled configurations (kGemmConfigs in ops/gemm.hpp, by index) as types.
 template <int kIndex>
@@ -48,7 +68,13 @@ struct Config {
   static constexpr int kStages = kGemmConfigs[kIndex].stages;
   static constexpr int kEpiBuffers = kGemmConfigs[kIndex].epilogue_buffers;
   static constexpr std::uint32_t kEpiBytes = kConsumerWarpgroups * kEpiBuffers * kEpiBufferBytes;
-  static constexpr int kAccumulators = kBlockN / 2;  // f32 registers per consumer thread
+  // Cooperative: each consumer warpgroup multiplies 64 rows (one half) of every tile. Ping-pong:
+  // each multiplies all 128 rows (both halves, two wgmma per k-step) of every other tile.
+  static constexpr bool kPingPong = kGemmConfigs[kIndex].pingpong;
+  static constexpr int kHalves = kPingPong ? 2 : 1;
+  static constexpr int kAccumulators = kBlockN / 2;  // f32 registers per consumer thread and half
+  // Releases per stage and CTA: one per warp of the warpgroup(s) that read it.
+  static constexpr int kReleasingWarps = kPingPong ? 4 : kConsumerWarps;
   static constexpr int kAtomsA = kBlockM / 64;
   static constexpr int kAtomsB = kBlockN / 64;
   static constexpr std::uint32_t kABytes = kAtomsA * kAtomBytes;
@@ -58,6 +84,9 @@ struct Config {
   static constexpr std::uint32_t kSmemBytes = kAlign + kStages * kStageBytes + kEpiBytes;
   static_assert(kBlockN == 256 || kBlockN == 128, "block_n is a wgmma N tmakit wraps: 256 or 128");
   static_assert(kAtomsB % 2 == 0, "a 2-CTA cluster splits the B tile's atoms in halves");
+  static_assert(
+      !kPingPong || kBlockN == 128,
+      "a ping-pong warpgroup holds a 128 x block_n tile: 128 accumulators at block_n 128");
   static_assert(kStages >= 2 && kStages <= 8, "2..8 pipeline stages");
   // 227 KiB is the opt-in maximum per block on sm_90 (cudaDevAttrMaxSharedMemoryPerBlockOptin),
   // static shared memory (the barriers) included.
@@ -85,6 +114,9 @@ struct Params {
   // launch, and one slot of kBlockM x kBlockN fp32 per worker (gemm_schedule.hpp).
   std::uint32_t* sk_flags;
   float* sk_slots;
+  // Timestamps (clock64) per CTA, role and unit; only builds with TMA_GEMM_TRACE=1 write them
+  // (bench/experiments/gemm_trace.cu); null otherwise. Layout: trace_slot below.
+  unsigned long long* trace;
   // Ordinary path only: pointers and leading dimensions in bytes.
   const unsigned char* a;
   const unsigned char* b;
@@ -92,6 +124,15 @@ struct Params {
   unsigned char* d;
   std::int64_t lda_bytes, ldb_bytes, ldc_bytes, ldd_bytes;
 };
+
+// TMA_GEMM_TRACE builds: where role r (0 producer, 1 + w consumer warpgroup w) of CTA `cta`
+// stamps point `point` (kTracePoints per unit) of its unit `unit` (< kTraceUnits; later units are
+// not recorded).
+inline constexpr int kTraceUnits = 64;
+inline constexpr int kTracePoints = 12;
+TMA_HOST_DEVICE constexpr std::int64_t trace_slot(int cta, int role, int unit, int point) {
+  return ((std::int64_t{cta} * 3 + role) * kTraceUnits + unit) * kTracePoints + point;
+}
 
 // ---- D's edge --------------------------------------------------------------------------------
 

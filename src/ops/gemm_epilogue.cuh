@@ -35,6 +35,7 @@
 #include "gemm_config.hpp"
 #include "tma/device.cuh"
 #include "tma/device/wgmma.hpp"
+#include "tma/ptx/matrix.hpp"
 
 namespace tma::ops::detail::gemm {
 
@@ -44,11 +45,26 @@ struct EpilogueTile {
   int col0;
 };
 
+// TMA_GEMM_TRACE=1 (bench/experiments/gemm_trace.cu only): role's lane 0 stamps clock64 at
+// `point` of unit i (trace_slot). Compiled out otherwise.
+#ifndef TMA_GEMM_TRACE
+#define TMA_GEMM_TRACE 0
+#endif
+__device__ __forceinline__ void trace(const Params& p, int role, int unit, int point) {
+  if constexpr (TMA_GEMM_TRACE != 0) {
+    if (threadIdx.x % 128 == 0 && unit < kTraceUnits)
+      p.trace[trace_slot(static_cast<int>(blockIdx.x), role, unit, point)] = clock64();
+  } else {
+    (void)p, (void)role, (void)unit, (void)point;
+  }
+}
+
 // Per thread, identical in all threads of a warpgroup: which buffer the next chunk uses, and the
-// parity each buffer's C barrier waits for next (bit b).
+// parity each buffer's C barrier waits for next (bit b); the unit (for trace builds' stamps).
 struct EpilogueState {
   std::uint32_t buffer = 0;
   std::uint32_t c_parity = 0;
+  int unit = 0;
 };
 
 // Two adjacent output values as stored (4 bytes for 16-bit types, 8 for fp32).
@@ -60,6 +76,33 @@ __device__ __forceinline__ void store_pair(unsigned char* at, float v0, float v1
     *reinterpret_cast<__nv_bfloat162*>(at) = __floats2bfloat162_rn(v0, v1);
   } else {
     *reinterpret_cast<__half2*>(at) = __floats2half2_rn(v0, v1);
+  }
+}
+
+// Two 16-bit values as one register of stmatrix / ldmatrix (the first in the low half).
+template <class Out>
+__device__ __forceinline__ std::uint32_t pack_pair(float v0, float v1) {
+  std::uint32_t r;
+  if constexpr (std::is_same_v<Out, __nv_bfloat16>) {
+    const __nv_bfloat162 x = __floats2bfloat162_rn(v0, v1);
+    memcpy(&r, &x, 4);
+  } else {
+    const __half2 x = __floats2half2_rn(v0, v1);
+    memcpy(&r, &x, 4);
+  }
+  return r;
+}
+
+template <class Out>
+__device__ __forceinline__ float2 unpack_pair(std::uint32_t r) {
+  if constexpr (std::is_same_v<Out, __nv_bfloat16>) {
+    __nv_bfloat162 x;
+    memcpy(&x, &r, 4);
+    return __bfloat1622float2(x);
+  } else {
+    __half2 x;
+    memcpy(&x, &r, 4);
+    return __half22float2(x);
   }
 }
 
@@ -144,7 +187,10 @@ __device__ __forceinline__ void copy_out_chunk(const unsigned char* buf, const P
   }
 }
 
-template <class Out, int kBlockN, int kBuffers, bool kTma>
+// kWithC: beta != 0 (a template argument, not a run-time test inside the loop: with the test
+// inside, every accumulator pair's shared-memory store waited on a predicated-off load of C from
+// the same buffer, a chain of dependent round trips; docs/perf-log.md, GEMM v1.4).
+template <class Out, int kBlockN, int kBuffers, bool kTma, bool kWithC>
 __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const Params& p,
                                          EpilogueTile tile, unsigned char* buffers,
                                          Barrier (&c_bar)[kBuffers], const TensorMap* map_c,
@@ -157,7 +203,7 @@ __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const 
   static_assert(kBuffers == 2 || kBuffers == 4, "the staging ring has 2 or 4 buffers");
   const int t = static_cast<int>(threadIdx.x) % kWarpgroupThreads;
   const bool leader = t == 0;
-  const bool with_c = p.beta != 0.0f;
+  constexpr bool with_c = kWithC;
   const std::uint32_t barrier = kEpilogueBarrier + static_cast<std::uint32_t>(wgc);
   auto next = [](std::uint32_t b) { return (b + 1) % static_cast<std::uint32_t>(kBuffers); };
 
@@ -178,7 +224,7 @@ __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const 
   for (int q = 0; q < kChunks; ++q) {
     unsigned char* buf = buffers + es.buffer * kEpiBufferBytes;
     const int col0 = tile.col0 + q * kCols;
-    if (with_c) {
+    if constexpr (with_c) {
       if constexpr (kTma) {
         c_bar[es.buffer].wait((es.c_parity >> es.buffer) & 1u);
         es.c_parity ^= 1u << es.buffer;
@@ -190,33 +236,61 @@ __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const 
       if (leader) wait_group_read<kBuffers - 1>();
       named_barrier_sync(barrier, kWarpgroupThreads);
     }
+    if (q == 0 || q == 2) trace(p, 1 + wgc, es.unit, q == 0 ? 6 : 10);
+    if constexpr (sizeof(Out) == 2) {
+      // Four 16 x 16 blocks per warp, one stmatrix each (gemm_config.hpp: stmatrix_register).
+      const std::uint32_t base = ptx::smem_addr(buf);
 #pragma unroll
-    for (int g = 0; g < kGroups; ++g) {
+      for (int b = 0; b < kGroups / 2; ++b) {
+        const std::uint32_t at = base + stmatrix_row_offset(t, b);
+        std::uint32_t c[4] = {0, 0, 0, 0};
+        if constexpr (with_c) ptx::ldmatrix_x4(at, c[0], c[1], c[2], c[3]);
+        std::uint32_t v[4];
 #pragma unroll
-      for (int i = 0; i < 2; ++i) {
-        const int reg = 4 * (q * kGroups + g) + 2 * i;  // and reg + 1, the next column
-        const FragmentCoord at_d = accumulator_coord(t, reg);
-        const int row = at_d.row, col = at_d.col - q * kCols;  // column within the chunk
-        unsigned char* at =
-            buf + swizzle_offset(
-                      Swizzle::k128B,
-                      static_cast<std::uint32_t>(row * 128 + col * static_cast<int>(sizeof(Out))));
-        float v0 = p.alpha * acc[reg], v1 = p.alpha * acc[reg + 1];
-        if (with_c) {
-          const float2 c = load_pair<Out>(at);
-          v0 = fmaf(p.beta, c.x, v0);
-          v1 = fmaf(p.beta, c.y, v1);
+        for (int j = 0; j < 4; ++j) {
+          const int reg = 4 * q * kGroups + stmatrix_register(b, j);
+          float v0 = p.alpha * acc[reg], v1 = p.alpha * acc[reg + 1];
+          if constexpr (with_c) {
+            const float2 cf = unpack_pair<Out>(c[j]);
+            v0 = fmaf(p.beta, cf.x, v0);
+            v1 = fmaf(p.beta, cf.y, v1);
+          }
+          v[j] = pack_pair<Out>(v0, v1);
         }
-        store_pair<Out>(at, v0, v1);
+        ptx::stmatrix_x4(at, v[0], v[1], v[2], v[3]);
+      }
+    } else {
+#pragma unroll
+      for (int g = 0; g < kGroups; ++g) {
+#pragma unroll
+        for (int i = 0; i < 2; ++i) {
+          const int reg = 4 * (q * kGroups + g) + 2 * i;  // and reg + 1, the next column
+          const FragmentCoord at_d = accumulator_coord(t, reg);
+          const int row = at_d.row, col = at_d.col - q * kCols;  // column within the chunk
+          unsigned char* at =
+              buf +
+              swizzle_offset(Swizzle::k128B, static_cast<std::uint32_t>(
+                                                 row * 128 + col * static_cast<int>(sizeof(Out))));
+          float v0 = p.alpha * acc[reg], v1 = p.alpha * acc[reg + 1];
+          if constexpr (with_c) {
+            const float2 c = load_pair<Out>(at);
+            v0 = fmaf(p.beta, c.x, v0);
+            v1 = fmaf(p.beta, c.y, v1);
+          }
+          store_pair<Out>(at, v0, v1);
+        }
       }
     }
     if constexpr (kTma) {
+      if (q == 0) trace(p, 1 + wgc, es.unit, 7);
       fence_proxy_async_shared();  // this thread's writes -> the TMA store's reads
       named_barrier_sync(barrier, kWarpgroupThreads);
+      if (q == 0) trace(p, 1 + wgc, es.unit, 8);
       if (leader) {
         const std::int32_t c[2] = {col0, tile.row0};
         store(map_d, buf, c);
         commit_group();
+        if (q == 0) trace(p, 1 + wgc, es.unit, 9);
         if (with_c && q + 1 < kChunks) {
           wait_group_read<kBuffers - 1>();
           load_c_chunk(q + 1, next(es.buffer));

@@ -82,11 +82,13 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
   PipelineState s = pipe.start();
   Cursor cursor = schedule_start(p.sched, static_cast<int>(blockIdx.x) / cluster_m);
   Unit u;
-  while (next_unit(p.sched, cursor, u)) {
+  for (int i = 0; next_unit(p.sched, cursor, u); ++i) {
     int tm, tn;
     tile_of(p, u.tile, rank, cluster_m, tm, tn);
+    trace(p, 0, i, 0);
     for (int kb = u.kb_begin; kb < u.kb_end; ++kb) {
       pipe.producer_acquire(s);
+      if (kb == u.kb_begin) trace(p, 0, i, 1);
       // Every A and B atom of the stage lands in this CTA: its own copies and the peer's
       // multicast half of B.
       pipe.template producer_commit<AtomBox, Cfg::kAtomsA + Cfg::kAtomsB>(s);
@@ -110,6 +112,7 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
       }
       s.advance();
     }
+    trace(p, 0, i, 2);
   }
 }
 
@@ -186,13 +189,15 @@ __device__ __forceinline__ void produce_ordinary(Pipeline<Cfg::kStages>& pipe, u
 
 // ---- consumers --------------------------------------------------------------------------------
 
-// One warpgroup: accumulates its 64 x kBlockN tile over all k-blocks. Leaves `s` at the next
-// tile's first stage.
-template <class Cfg, bool kF16, MatrixMajor kA, MatrixMajor kB, bool kTma>
-__device__ __forceinline__ void mainloop(float (&acc)[Cfg::kAccumulators],
+// One warpgroup: accumulates its kHalves x 64 rows of the tile (A atoms first_atom ..
+// first_atom + kHalves - 1) x kBlockN over k_blocks k-blocks. Calls issued() once the last
+// k-block's wgmma are issued (every stage of the unit waited for), before they complete. Leaves
+// `s` at the stage after the unit's last.
+template <class Cfg, bool kF16, MatrixMajor kA, MatrixMajor kB, bool kTma, class Issued>
+__device__ __forceinline__ void mainloop(float (&acc)[Cfg::kHalves][Cfg::kAccumulators],
                                          Pipeline<Cfg::kStages>& pipe, PipelineState& s,
-                                         std::uint32_t smem_base, int wgc, int k_blocks,
-                                         int cluster_m) {
+                                         std::uint32_t smem_base, int first_atom, int k_blocks,
+                                         int cluster_m, Issued issued) {
   using TileA = SwizzledTile128<kA>;
   using TileB = SwizzledTile128<kB>;
   const bool lane0 = threadIdx.x % 32 == 0;
@@ -207,6 +212,11 @@ __device__ __forceinline__ void mainloop(float (&acc)[Cfg::kAccumulators],
       }
     }
   };
+  auto fence_all = [&] {
+#pragma unroll
+    for (int h = 0; h < Cfg::kHalves; ++h)
+      warpgroup_fence_accumulators(acc[h]);
+  };
   PipelineState previous = s;
   for (int kb = 0; kb < k_blocks; ++kb) {
     pipe.consumer_wait(s);
@@ -215,25 +225,29 @@ __device__ __forceinline__ void mainloop(float (&acc)[Cfg::kAccumulators],
       // phase; the fence orders them before the wgmma reads (async proxy) that follow.
       fence_proxy_async_shared();
     }
-    const std::uint32_t a = smem_base + s.index * Cfg::kStageBytes + wgc * kAtomBytes;
+    const std::uint32_t a = smem_base + s.index * Cfg::kStageBytes + first_atom * kAtomBytes;
     const std::uint32_t b = smem_base + s.index * Cfg::kStageBytes + Cfg::kABytes;
-    warpgroup_fence_accumulators(acc);
+    fence_all();
     warpgroup_arrive();
 #pragma unroll
     for (int kk = 0; kk < TileA::kKSteps; ++kk) {
-      wgmma<Cfg::kBlockN, kF16, kA, kB>(acc, TileA::descriptor(a, kk), TileB::descriptor(b, kk),
-                                        kb > 0 || kk > 0);
+#pragma unroll
+      for (int h = 0; h < Cfg::kHalves; ++h) {
+        wgmma<Cfg::kBlockN, kF16, kA, kB>(acc[h], TileA::descriptor(a + h * kAtomBytes, kk),
+                                          TileB::descriptor(b, kk), kb > 0 || kk > 0);
+      }
     }
     warpgroup_commit();
     // The previous k-block's group is done: its stage may be refilled.
     warpgroup_wait<1>();
-    warpgroup_fence_accumulators(acc);
+    fence_all();
     if (kb > 0) release(previous);
     previous = s;
     s.advance();
   }
+  issued();
   warpgroup_wait<0>();
-  warpgroup_fence_accumulators(acc);
+  fence_all();
   release(previous);
 }
 
@@ -271,43 +285,45 @@ __device__ __forceinline__ void wait_flag(const std::uint32_t* flag, int peer, i
   (void)wgc;
 }
 
-// Warpgroup `wgc`'s part of CTA slot c's partial tile (gemm_schedule.hpp's layout), as float4.
+// Half `half` (rows 64 half .. 64 half + 63) of CTA slot c's partial tile (gemm_schedule.hpp's
+// layout), as float4.
 template <class Cfg>
-__device__ __forceinline__ float4* slot_part(const Params& p, int c, int wgc) {
+__device__ __forceinline__ float4* slot_part(const Params& p, int c, int half) {
   return reinterpret_cast<float4*>(p.sk_slots +
                                    static_cast<std::int64_t>(c) * kBlockM * Cfg::kBlockN +
-                                   static_cast<std::int64_t>(wgc) * 64 * Cfg::kBlockN);
+                                   static_cast<std::int64_t>(half) * 64 * Cfg::kBlockN);
 }
 
-// All 128 threads of a consumer warpgroup: its partial sums into CTA slot c (cta_slot), then the
-// flag. st.global.cg: the slot is read once, by another SM, from L2.
+// All 128 threads of consumer warpgroup wgc: the partial sums of the tile's half `half` into
+// CTA slot c (cta_slot), then the half's flag. st.global.cg: the slot is read once, by another
+// SM, from L2.
 template <class Cfg>
 __device__ __forceinline__ void publish_partial(const float (&acc)[Cfg::kAccumulators],
-                                                const Params& p, int c, int wgc) {
+                                                const Params& p, int c, int half, int wgc) {
   const int t = static_cast<int>(threadIdx.x) % kWarpgroupThreads;
-  float4* out = slot_part<Cfg>(p, c, wgc) + t;
+  float4* out = slot_part<Cfg>(p, c, half) + t;
 #pragma unroll
   for (int j = 0; j < Cfg::kAccumulators / 4; ++j) {
     __stcg(out + j * kWarpgroupThreads,
            make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]));
   }
   named_barrier_sync(kStreamKBarrier + static_cast<std::uint32_t>(wgc), kWarpgroupThreads);
-  if (t == 0) store_release_gpu(p.sk_flags + 2 * c + wgc, 1u);
+  if (t == 0) store_release_gpu(p.sk_flags + 2 * c + half, 1u);
 }
 
-// All 128 threads of a finisher warpgroup of worker w's CTA of rank `rank`: adds the partial sums
-// of split tile `tile`'s peers (their CTAs of the same rank: the same rows), in worker order (a
-// fixed order: the same sums every run), to its own.
+// All 128 threads of a finisher warpgroup wgc of worker w's CTA of rank `rank`: adds the partial
+// sums of half `half` of split tile `tile`'s peers (their CTAs of the same rank: the same rows),
+// in worker order (a fixed order: the same sums every run), to its own.
 template <class Cfg>
 __device__ __forceinline__ void add_peer_partials(float (&acc)[Cfg::kAccumulators], const Params& p,
                                                   int tile, int w, int rank, int cluster_m,
-                                                  int wgc) {
+                                                  int half, int wgc) {
   const int t = static_cast<int>(threadIdx.x) % kWarpgroupThreads;
   for (int v = next_peer(p.sched, tile, w); v >= 0; v = next_peer(p.sched, tile, v)) {
     const int c = cta_slot(v, rank, cluster_m);
-    if (t == 0) wait_flag(p.sk_flags + 2 * c + wgc, c, wgc);
+    if (t == 0) wait_flag(p.sk_flags + 2 * c + half, c, wgc);
     named_barrier_sync(kStreamKBarrier + static_cast<std::uint32_t>(wgc), kWarpgroupThreads);
-    const float4* in = slot_part<Cfg>(p, c, wgc) + t;
+    const float4* in = slot_part<Cfg>(p, c, half) + t;
 #pragma unroll
     for (int j = 0; j < Cfg::kAccumulators / 4; ++j) {
       const float4 x = __ldcg(in + j * kWarpgroupThreads);
@@ -321,6 +337,73 @@ __device__ __forceinline__ void add_peer_partials(float (&acc)[Cfg::kAccumulator
 
 // ---- consumers: the unit loop -----------------------------------------------------------------
 
+// The epilogue of one half for D's type (OutKind, a run-time choice: one kernel for all types).
+template <class Cfg, bool kTma, bool kWithC>
+__device__ __forceinline__ void store_tile(const float (&acc)[Cfg::kAccumulators], const Params& p,
+                                           EpilogueTile tile, unsigned char* epi,
+                                           Barrier (&c_bar)[Cfg::kEpiBuffers],
+                                           const TensorMap* map_c, const TensorMap* map_d, int wgc,
+                                           EpilogueState& es) {
+  constexpr int kN = Cfg::kBlockN, kBuf = Cfg::kEpiBuffers;
+  switch (p.out) {
+    case OutKind::kBF16:
+      epilogue<__nv_bfloat16, kN, kBuf, kTma, kWithC>(acc, p, tile, epi, c_bar, map_c, map_d, wgc,
+                                                      es);
+      break;
+    case OutKind::kF16:
+      epilogue<__half, kN, kBuf, kTma, kWithC>(acc, p, tile, epi, c_bar, map_c, map_d, wgc, es);
+      break;
+    default:
+      epilogue<float, kN, kBuf, kTma, kWithC>(acc, p, tile, epi, c_bar, map_c, map_d, wgc, es);
+      break;
+  }
+}
+
+// One consumer warpgroup after a unit's k-loop: for each half of the tile it holds, the stream-K
+// handoff and / or the epilogue.
+template <class Cfg, bool kTma>
+__device__ __forceinline__ void finish_unit(float (&acc)[Cfg::kHalves][Cfg::kAccumulators],
+                                            const Unit& u, unsigned char* epi,
+                                            Barrier (&c_bar)[Cfg::kEpiBuffers],
+                                            const TensorMap* map_c, const TensorMap* map_d,
+                                            const Params& p, int wgc, int first_atom, int rank,
+                                            int cluster_m, EpilogueState& es) {
+  const int worker = static_cast<int>(blockIdx.x) / cluster_m;
+  int tm, tn;
+  tile_of(p, u.tile, rank, cluster_m, tm, tn);
+#pragma unroll
+  for (int h = 0; h < Cfg::kHalves; ++h) {
+    const int half = first_atom + h;  // rows 64 half .. 64 half + 63 of the tile
+    const EpilogueTile tile{tm * kBlockM + 64 * half, tn * Cfg::kBlockN};
+    // A cluster's second CTA past the last tile row, or a half's rows past m: nothing to store;
+    // nor, with stream-K, to hand over (contributor and finisher CTAs have the same rank, so the
+    // same tile row, and skip the same rows). The k-loop ran regardless: the CTA's producer
+    // still multicasts its half of B to the cluster's other CTA.
+    if (tile.row0 >= p.m) break;
+    if (u.kind == UnitKind::kPartial) {
+      publish_partial<Cfg>(acc[h], p, cta_slot(worker, rank, cluster_m), half, wgc);
+      continue;
+    }
+    if (u.kind == UnitKind::kFinish)
+      add_peer_partials<Cfg>(acc[h], p, u.tile, worker, rank, cluster_m, half, wgc);
+    if (p.beta != 0.0f) {
+      store_tile<Cfg, kTma, true>(acc[h], p, tile, epi, c_bar, map_c, map_d, wgc, es);
+    } else {
+      store_tile<Cfg, kTma, false>(acc[h], p, tile, epi, c_bar, map_c, map_d, wgc, es);
+    }
+  }
+}
+
+// One consumer warpgroup (wgc = 0 or 1): the unit loop.
+// Cooperative: every unit, rows 64 wgc .. 64 wgc + 63.
+// Ping-pong: units wgc, wgc + 2, ... of the CTA's sequence, all 128 rows; the stages of the other
+// warpgroup's units are skipped (state advanced past them). The warpgroups take turns at the
+// tensor cores: before its unit i > 0's k-loop a warpgroup waits on its order barrier until the
+// other one has issued unit i - 1's last wgmma (which it signals only when unit i exists), so
+// warpgroup w's epilogue of unit i runs under the other's k-loop of unit i + 1. The turns also
+// keep the skipping safe: a warpgroup waits for stage uses of its unit only after the other has
+// waited for every use before them, so no full barrier is two phases behind a waiting state
+// (a parity wait cannot tell those apart).
 template <class Cfg, bool kF16, MatrixMajor kA, MatrixMajor kB, bool kTma>
 __device__ __forceinline__ void consume(Pipeline<Cfg::kStages>& pipe, unsigned char* smem,
                                         Barrier (&c_bar)[Cfg::kEpiBuffers], const TensorMap* map_c,
@@ -329,46 +412,50 @@ __device__ __forceinline__ void consume(Pipeline<Cfg::kStages>& pipe, unsigned c
   const std::uint32_t smem_base = ptx::smem_addr(smem);
   unsigned char* epi =
       smem + Cfg::kStages * Cfg::kStageBytes + wgc * Cfg::kEpiBuffers * kEpiBufferBytes;
+  const int first_atom = Cfg::kPingPong ? 0 : wgc;  // the tile's first 64-row half it holds
   const int worker = static_cast<int>(blockIdx.x) / cluster_m;
-  float acc[Cfg::kAccumulators];
+  float acc[Cfg::kHalves][Cfg::kAccumulators];
 #pragma unroll
-  for (int r = 0; r < Cfg::kAccumulators; ++r)
-    acc[r] = 0.0f;
+  for (int h = 0; h < Cfg::kHalves; ++h) {
+#pragma unroll
+    for (int r = 0; r < Cfg::kAccumulators; ++r)
+      acc[h][r] = 0.0f;
+  }
   PipelineState s = pipe.start();
   EpilogueState es;
   Cursor cursor = schedule_start(p.sched, worker);
   Unit u;
-  while (next_unit(p.sched, cursor, u)) {
-    int tm, tn;
-    tile_of(p, u.tile, rank, cluster_m, tm, tn);
-    mainloop<Cfg, kF16, kA, kB, kTma>(acc, pipe, s, smem_base, wgc, u.kb_end - u.kb_begin,
-                                      cluster_m);
-    const EpilogueTile tile{tm * kBlockM + 64 * wgc, tn * Cfg::kBlockN};
-    // A cluster's second CTA past the last tile row, or a warpgroup's rows past m: nothing to
-    // store; nor, with stream-K, to hand over (contributor and finisher CTAs have the same rank,
-    // so the same tile row, and skip the same rows). The k-loop above ran regardless: the CTA's
-    // producer still multicasts its half of B to the cluster's other CTA.
-    if (tile.row0 >= p.m) continue;
-    if (u.kind == UnitKind::kPartial) {
-      publish_partial<Cfg>(acc, p, cta_slot(worker, rank, cluster_m), wgc);
-      continue;
+  bool have = next_unit(p.sched, cursor, u);
+  for (int i = 0; have; ++i) {
+    Unit next;
+    const bool have_next = next_unit(p.sched, cursor, next);
+    const int k_blocks = u.kb_end - u.kb_begin;
+    if (!Cfg::kPingPong || i % 2 == wgc) {
+      trace(p, 1 + wgc, i, 0);
+      if (Cfg::kPingPong && i > 0)
+        named_barrier_sync(kOrderBarrier + static_cast<std::uint32_t>(wgc), 2 * kWarpgroupThreads);
+      if constexpr (TMA_GEMM_TRACE != 0) {
+        trace(p, 1 + wgc, i, 1);
+        pipe.consumer_wait(s);  // only to stamp when the unit's first stage is there
+        trace(p, 1 + wgc, i, 2);
+      }
+      mainloop<Cfg, kF16, kA, kB, kTma>(
+          acc, pipe, s, smem_base, first_atom, k_blocks, cluster_m, [&] {
+            trace(p, 1 + wgc, i, 3);
+            if (Cfg::kPingPong && have_next)
+              named_barrier_arrive(kOrderBarrier + static_cast<std::uint32_t>(wgc ^ 1),
+                                   2 * kWarpgroupThreads);
+          });
+      trace(p, 1 + wgc, i, 4);
+      es.unit = i;
+      finish_unit<Cfg, kTma>(acc, u, epi, c_bar, map_c, map_d, p, wgc, first_atom, rank, cluster_m,
+                             es);
+      trace(p, 1 + wgc, i, 5);
+    } else {
+      s.advance(static_cast<std::uint32_t>(k_blocks));
     }
-    if (u.kind == UnitKind::kFinish)
-      add_peer_partials<Cfg>(acc, p, u.tile, worker, rank, cluster_m, wgc);
-    switch (p.out) {
-      case OutKind::kBF16:
-        epilogue<__nv_bfloat16, Cfg::kBlockN, Cfg::kEpiBuffers, kTma>(acc, p, tile, epi, c_bar,
-                                                                      map_c, map_d, wgc, es);
-        break;
-      case OutKind::kF16:
-        epilogue<__half, Cfg::kBlockN, Cfg::kEpiBuffers, kTma>(acc, p, tile, epi, c_bar, map_c,
-                                                               map_d, wgc, es);
-        break;
-      default:
-        epilogue<float, Cfg::kBlockN, Cfg::kEpiBuffers, kTma>(acc, p, tile, epi, c_bar, map_c,
-                                                              map_d, wgc, es);
-        break;
-    }
+    u = next;
+    have = have_next;
   }
   if constexpr (kTma) {
     // The last stores must finish before the CTA (and its shared memory) goes away.
@@ -397,7 +484,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (threadIdx.x == 0) {
     // Full: one producer arrival (+ the TMA bytes), or 128 (one per cp.async thread).
     // Empty: one release per consumer warp of every CTA whose consumers read this CTA's copies.
-    pipe.init(kTma ? 1 : 128, static_cast<std::uint32_t>(kConsumerWarps * cluster_m));
+    pipe.init(kTma ? 1 : 128, static_cast<std::uint32_t>(Cfg::kReleasingWarps * cluster_m));
     for (auto& wg_bars : c_bar) {
       for (Barrier& bar : wg_bars)
         bar.init(1);

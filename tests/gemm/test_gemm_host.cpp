@@ -182,9 +182,10 @@ TEST(GemmLayout, AccumulatorCoordIsThePtxFragmentLayout) {
 }
 
 // The epilogue writes accumulator pair (r, r + 1) of chunk q at swizzled offset
-// row * 128 + col_in_chunk * esize of its buffer; the chunk goes out with a TMA store of box
-// {128 / esize, 64} at (col0 + q * cols, row0). Check with the model that every accumulator lands
-// at its (row, column) of D and every element of the 64 x N tile is written exactly once.
+// row * 128 + col_in_chunk * esize of its buffer (16-bit: through stmatrix); the chunk goes out
+// with a TMA store of box {128 / esize, 64} at (col0 + q * cols, row0). Check with the model that
+// every accumulator lands at its (row, column) of D and every element of the 64 x N tile is written
+// exactly once.
 void check_epilogue(int esize, int block_n) {
   SCOPED_TRACE(testing::Message() << "element size " << esize << " block_n " << block_n);
   const int cols = 128 / esize, chunks = block_n / cols, groups = cols / 8;
@@ -203,23 +204,41 @@ void check_epilogue(int esize, int block_n) {
   for (int q = 0; q < chunks; ++q) {
     std::vector<std::byte> buf(8192, std::byte{0});
     std::set<std::uint32_t> offsets;
+    // Where the epilogue puts accumulator pair (reg, reg + 1) of thread t: fp32 with one store
+    // per pair at its fragment coordinate; 16-bit with stmatrix .x4 per 16 x 16 block b, which
+    // writes lane l's register of matrix j at row l / 4 of the row address that lane
+    // 8 j + l / 4 of the same warp gives, bytes 4 (l % 4) .. + 3.
+    std::vector<std::pair<int, std::uint32_t>> placed;  // (thread * 1024 + reg, offset)
     for (int t = 0; t < 128; ++t) {
-      for (int g = 0; g < groups; ++g) {
-        for (int i = 0; i < 2; ++i) {
-          const int reg = 4 * (q * groups + g) + 2 * i;
-          const FragmentCoord f = accumulator_coord(t, reg);  // as the epilogue does
-          const int row = f.row, col = f.col - q * cols;
-          const std::uint32_t off =
-              swizzle_offset(Swizzle::k128B, static_cast<std::uint32_t>(row * 128 + col * esize));
-          for (int c = 0; c < 2; ++c) {
-            const std::uint32_t o = off + static_cast<std::uint32_t>(c * esize);
-            ASSERT_TRUE(offsets.insert(o).second) << "two accumulators share byte " << o;
-            const std::uint32_t tag = tag_of(t, reg + c);
-            for (int b = 0; b < esize; ++b)
-              buf[o + static_cast<std::uint32_t>(b)] =
-                  static_cast<std::byte>((tag >> (8 * b)) & 0xFF);
+      if (esize == 4) {
+        for (int g = 0; g < groups; ++g)
+          for (int i = 0; i < 2; ++i) {
+            const int reg = 4 * (q * groups + g) + 2 * i;
+            const FragmentCoord f = accumulator_coord(t, reg);
+            const int row = f.row, col = f.col - q * cols;
+            placed.emplace_back(t * 1024 + reg,
+                                swizzle_offset(Swizzle::k128B, static_cast<std::uint32_t>(
+                                                                   row * 128 + col * esize)));
           }
-        }
+      } else {
+        const int lane = t % 32, warp_first = t - lane;
+        for (int b = 0; b < groups / 2; ++b)
+          for (int j = 0; j < 4; ++j) {
+            const int reg = 4 * q * groups + ops::detail::gemm::stmatrix_register(b, j);
+            const std::uint32_t row =
+                ops::detail::gemm::stmatrix_row_offset(warp_first + 8 * j + lane / 4, b);
+            placed.emplace_back(t * 1024 + reg, row + 4u * static_cast<std::uint32_t>(lane % 4));
+          }
+      }
+    }
+    for (const auto& [tr, off] : placed) {
+      const int t = tr / 1024, reg = tr % 1024;
+      for (int c = 0; c < 2; ++c) {
+        const std::uint32_t o = off + static_cast<std::uint32_t>(c * esize);
+        ASSERT_TRUE(offsets.insert(o).second) << "two accumulators share byte " << o;
+        const std::uint32_t tag = tag_of(t, reg + c);
+        for (int b = 0; b < esize; ++b)
+          buf[o + static_cast<std::uint32_t>(b)] = static_cast<std::byte>((tag >> (8 * b)) & 0xFF);
       }
     }
     ASSERT_EQ(offsets.size(), std::size_t{8192} / static_cast<std::size_t>(esize))
@@ -922,7 +941,7 @@ TEST(GemmArgs, RejectsBadTuning) {
   ops::GemmTuning t;
   t.config = 7;
   EXPECT_EQ(error_of([&] { ops::gemm_tuned(g, nullptr, ops::Path::kTma, t); }),
-            "tma::ops::gemm: tuning.config = 7 is outside -1..1 (kGemmConfigs): use -1 to let "
+            "tma::ops::gemm: tuning.config = 7 is outside -1..2 (kGemmConfigs): use -1 to let "
             "gemm() choose");
   t = {};
   t.cluster_m = 2;

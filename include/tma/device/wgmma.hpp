@@ -91,4 +91,10 @@ __device__ __forceinline__ void named_barrier_sync(std::uint32_t id, std::uint32
   ptx::named_barrier_sync(id, count);
 }
 
+// bar.arrive id, count: the calling warps count towards barrier `id` without waiting for it; the
+// `count` threads are those that arrive plus those that named_barrier_sync on it.
+__device__ __forceinline__ void named_barrier_arrive(std::uint32_t id, std::uint32_t count) {
+  ptx::named_barrier_arrive(id, count);
+}
+
 }  // namespace tma

@@ -83,8 +83,10 @@ void gemm(const GemmArgs& args, cudaStream_t stream = nullptr, Path path = Path:
 
 // ---- tuning: for benchmarks and tests; gemm() chooses these itself -----------------------
 
-// One compiled tile configuration. Block M is always 128 (two consumer warpgroups of 64 rows, the
-// M of wgmma) and block K 64 (16-bit elements: one 128-byte swizzle row).
+// One compiled tile configuration. Block M is always 128 and block K 64 (16-bit elements: one
+// 128-byte swizzle row). Two consumer warpgroups either share each tile (cooperative: 64 rows each,
+// the M of wgmma) or take turns (ping-pong: each warpgroup a whole tile, alternate tiles, one
+// warpgroup's epilogue running under the other's k-loop).
 struct GemmConfig {
   int block_n;  // wgmma N: 256 or 128
   int stages;   // shared-memory ring depth (A 16 KiB + B block_n x 128 B per stage)
@@ -93,6 +95,7 @@ struct GemmConfig {
   // TMA stores) cut the per-tile overhead (3.8 -> 3.2 us) but slowed the k-loop by 10%; an
   // epilogue storing straight from registers to global memory doubled the overhead (7.6 us).
   int epilogue_buffers;
+  bool pingpong;  // false: cooperative; true: ping-pong (block_n 128 only: 128 accumulators)
 };
 
 // The compiled configurations: all tile choices of the kernel (the register budgets, raster and
@@ -103,12 +106,14 @@ inline constexpr GemmConfig kGemmConfigs[] = {
     // --sweep, H200, 2026-11-22, bf16, 47 shapes): the fastest data-parallel variant on every
     // shape with M >= 1024 (e.g. 4096^3: 762 TFLOP/s vs 653 for 128 x 128); 3 stages (to afford a
     // 4-buffer epilogue) cost 10% of the k-loop rate (docs/perf-log.md, GEMM v1.3).
-    {256, 4, 2},
+    {256, 4, 2, false},
     // 128 x 128 tiles, 6 x 32 KiB stages: for shapes whose 128 x 256 tiles leave the SMs idle.
     // Measured (same sweep): faster at M = 128 .. 512 (512 x 4096 x 11008: 651 vs 423 TFLOP/s)
     // and as the split tile for N = 2112 (1024 x 2112 x 7168 stream-K: 542 vs 526); ~0.78x the
     // rate of 128 x 256 once the SMs are full (the wave model's kNarrowTileTime = 0.64).
-    {128, 6, 2},
+    {128, 6, 2, false},
+    // 128 x 128 tiles, ping-pong consumers, 6 x 32 KiB stages. To be measured.
+    {128, 6, 2, true},
 };
 inline constexpr int kNumGemmConfigs = sizeof(kGemmConfigs) / sizeof(kGemmConfigs[0]);
 

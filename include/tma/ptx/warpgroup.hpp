@@ -33,4 +33,12 @@ __device__ __forceinline__ void named_barrier_sync(std::uint32_t id, std::uint32
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
 }
 
+// bar.arrive id, count;                             PTX ISA 2.0, sm_20. The calling warp counts
+// towards barrier `id`'s `count` threads without waiting; threads that bar.sync the same id
+// complete it. Signals "go" from one group of warps to another (e.g. ping-pong consumers).
+// Orders this thread's earlier shared-memory writes before the waiters' later reads.
+__device__ __forceinline__ void named_barrier_arrive(std::uint32_t id, std::uint32_t count) {
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(count) : "memory");
+}
+
 }  // namespace tma::ptx

@@ -1,0 +1,170 @@
+// gemm_trace: an experiment, not a benchmark of record. Where does a GEMM tile's time go outside
+// its k-loop? Links a copy of the GEMM built with TMA_GEMM_TRACE=1 (tmakit_ops_trace), whose
+// kernel stamps clock64 at fixed points of every unit (gemm_kernel.cuh: trace), runs one
+// data-parallel product and prints, averaged over every CTA's steady-state units (the first and
+// last of each CTA left out), in SM cycles:
+//   consumer warpgroups: turn wait (ping-pong order barrier), first-stage wait, k-loop (issue of
+//   the last wgmma), drain (its completion), finish (handoff + epilogue), and the period between
+//   two units' starts;
+//   producer: wait for its unit's first free stage, and its lead (first stage loaded ... used);
+//   inside the epilogue: chunk 0's steps, chunk 1, the rest.
+//   gemm_trace [config=0] [k=2048] [m=8192] [n=8192]
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "gemm_config.hpp"  // src/ops: trace_slot, kTraceUnits, kTracePoints
+#include "tma/ops/gemm.hpp"
+
+namespace tma::ops::detail::gemm {
+void set_trace(unsigned long long* buffer);  // gemm.cu, TMA_GEMM_TRACE builds only
+}
+
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
+    std::exit(1);
+  }
+}
+
+__global__ void fill(unsigned short* p, std::size_t n, unsigned seed) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::size_t{gridDim.x} * blockDim.x) {
+    unsigned x = static_cast<unsigned>(i) * 2654435761u ^ seed;
+    x ^= x >> 13;
+    p[i] = static_cast<unsigned short>(0x3C00u | (x & 0x3FFu));
+  }
+}
+
+struct Mean {
+  double sum = 0;
+  long count = 0;
+  void add(double x) { sum += x, ++count; }
+  double get() const { return count > 0 ? sum / count : 0.0; }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  namespace d = tma::ops::detail::gemm;
+  const int config = argc > 1 ? std::atoi(argv[1]) : 0;
+  const std::int64_t k = argc > 2 ? std::atoll(argv[2]) : 2048;
+  const std::int64_t m = argc > 3 ? std::atoll(argv[3]) : 8192;
+  const std::int64_t n = argc > 4 ? std::atoll(argv[4]) : 8192;
+  if (config < 0 || config >= tma::ops::kNumGemmConfigs || k < 1 || m < 1 || n < 1) {
+    std::fprintf(stderr, "usage: gemm_trace [config 0..%d] [k] [m] [n]\n",
+                 tma::ops::kNumGemmConfigs - 1);
+    return 2;
+  }
+  unsigned short *a = nullptr, *b = nullptr, *out = nullptr;
+  check(cudaMalloc(&a, m * k * 2), "malloc");
+  check(cudaMalloc(&b, n * k * 2), "malloc");
+  check(cudaMalloc(&out, m * n * 2), "malloc");
+  fill<<<1024, 256>>>(a, m * k, 1);
+  fill<<<1024, 256>>>(b, n * k, 2);
+  check(cudaGetLastError(), "fill");
+  int sms = 0;
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SM count");
+  const std::int64_t slots = d::trace_slot(sms, 0, 0, 0);
+  unsigned long long* trace = nullptr;
+  check(cudaMalloc(&trace, slots * sizeof(unsigned long long)), "malloc trace");
+  check(cudaMemset(trace, 0, slots * sizeof(unsigned long long)), "memset trace");
+  d::set_trace(trace);
+
+  tma::ops::GemmArgs g;
+  g.m = m, g.n = n, g.k = k;
+  g.a = a, g.a_layout = tma::ops::MatrixLayout::kRowMajor, g.lda = k;
+  g.b = b, g.b_layout = tma::ops::MatrixLayout::kColMajor, g.ldb = k;
+  g.d = out, g.d_dtype = tma::DataType::kBFloat16, g.ldd = n;
+  tma::ops::GemmTuning t;
+  t.config = config, t.cluster_m = 2, t.stream_k = 1;
+  tma::ops::GemmPlan plan{};
+  cudaEvent_t e0, e1;
+  check(cudaEventCreate(&e0), "event");
+  check(cudaEventCreate(&e1), "event");
+  float ms = 0;
+  for (int r = 0; r < 5; ++r) {  // the last run's stamps are kept
+    check(cudaEventRecord(e0), "record");
+    tma::ops::gemm_tuned(g, nullptr, tma::ops::Path::kTma, t, &plan);
+    check(cudaEventRecord(e1), "record");
+    check(cudaEventSynchronize(e1), "sync");
+    check(cudaGetLastError(), "gemm");
+  }
+  check(cudaEventElapsedTime(&ms, e0, e1), "elapsed");
+  std::vector<unsigned long long> h(slots);
+  check(cudaMemcpy(h.data(), trace, slots * sizeof(unsigned long long), cudaMemcpyDeviceToHost),
+        "copy trace");
+  const auto at = [&](int cta, int role, int unit, int point) {
+    return static_cast<double>(h[d::trace_slot(cta, role, unit, point)]);
+  };
+  const auto units_of = [&](int cta, int role) {
+    int u = 0;
+    while (u < d::kTraceUnits && h[d::trace_slot(cta, role, u, 0)] != 0)
+      ++u;
+    return u;
+  };
+
+  Mean turn, first, loop, drain, finish, period, p_wait, lead, span;
+  // Inside the epilogue (the unit's last half; points 6..10 of gemm_epilogue.cuh): chunk 0's
+  // wait for a free buffer, its writes, fence + barrier, store issue; chunk 1 until chunk 2's
+  // buffer is free; the rest.
+  Mean e_wait0, e_write0, e_fence0, e_store0, e_to2, e_rest;
+  for (int cta = 0; cta < plan.ctas; ++cta) {
+    const int pu = units_of(cta, 0);
+    if (pu > 0) span.add(at(cta, 0, pu - 1, 2) - at(cta, 0, 0, 0));
+    for (int u = 1; u + 1 < pu; ++u)
+      p_wait.add(at(cta, 0, u, 1) - at(cta, 0, u, 0));
+    for (int role = 1; role <= 2; ++role) {
+      std::vector<int> mine;  // the units this warpgroup ran (ping-pong: every other one)
+      for (int u = 0; u < d::kTraceUnits; ++u)
+        if (h[d::trace_slot(cta, role, u, 0)] != 0) mine.push_back(u);
+      for (std::size_t j = 1; j + 1 < mine.size(); ++j) {
+        const int u = mine[j];
+        turn.add(at(cta, role, u, 1) - at(cta, role, u, 0));
+        first.add(at(cta, role, u, 2) - at(cta, role, u, 1));
+        loop.add(at(cta, role, u, 3) - at(cta, role, u, 2));
+        drain.add(at(cta, role, u, 4) - at(cta, role, u, 3));
+        finish.add(at(cta, role, u, 5) - at(cta, role, u, 4));
+        period.add(at(cta, role, mine[j + 1], 0) - at(cta, role, u, 0));
+        if (at(cta, role, u, 6) != 0) {
+          e_wait0.add(at(cta, role, u, 6) - at(cta, role, u, 4));
+          e_write0.add(at(cta, role, u, 7) - at(cta, role, u, 6));
+          e_fence0.add(at(cta, role, u, 8) - at(cta, role, u, 7));
+          e_store0.add(at(cta, role, u, 9) - at(cta, role, u, 8));
+          if (at(cta, role, u, 10) != 0) {
+            e_to2.add(at(cta, role, u, 10) - at(cta, role, u, 9));
+            e_rest.add(at(cta, role, u, 5) - at(cta, role, u, 10));
+          }
+        }
+        // The producer's first acquire of unit u (its loads follow) until the consumers found
+        // the stage full: how early the producer was.
+        if (u < pu) lead.add(at(cta, role, u, 2) - at(cta, 0, u, 1));
+      }
+    }
+  }
+  const double mhz = span.get() / (ms * 1e3);
+  std::printf(
+      "gemm_trace: %lld x %lld x %lld, config %d (%s), cluster %d, %d CTAs: %.1f us, %.1f "
+      "TFLOP/s; SM clock ~%.0f MHz (producer span / kernel time)\n",
+      static_cast<long long>(m), static_cast<long long>(n), static_cast<long long>(k), plan.config,
+      tma::ops::kGemmConfigs[plan.config].pingpong ? "ping-pong" : "cooperative", plan.cluster_m,
+      plan.ctas, ms * 1e3, 2.0 * m * n * k / (ms * 1e-3) / 1e12, mhz);
+  std::printf("  consumer warpgroup, per unit (cycles; %ld samples):\n", loop.count);
+  std::printf("    turn wait      %8.0f\n    first stage    %8.0f\n    k-loop issue   %8.0f\n",
+              turn.get(), first.get(), loop.get());
+  std::printf("    drain          %8.0f\n    finish (epi)   %8.0f\n    period         %8.0f\n",
+              drain.get(), finish.get(), period.get());
+  std::printf(
+      "    epilogue (last half): chunk 0 wait %.0f, writes %.0f, fence + barrier %.0f, store "
+      "issue %.0f; until chunk 2's buffer %.0f; the rest %.0f\n",
+      e_wait0.get(), e_write0.get(), e_fence0.get(), e_store0.get(), e_to2.get(), e_rest.get());
+  std::printf("  producer: first-stage wait %.0f, lead over the consumers %.0f cycles\n",
+              p_wait.get(), lead.get());
+  return 0;
+}
