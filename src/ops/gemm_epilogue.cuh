@@ -3,8 +3,11 @@
 //
 // The tile goes out in chunks of 64 rows x 128 bytes (64 bf16 / fp16 or 32 fp32 columns), each
 // staged in one of the warpgroup's two 8 KiB buffers in the SWIZZLE_128B layout, so that
-//   - each thread writes its accumulator pairs (D fragment layout, device/wgmma.hpp) with 4- or
-//     8-byte stores that a warp spreads over all 32 banks (the swizzle moves each row's chunk);
+//   - 16-bit outputs: each warp writes four 8 x 8 matrices per stmatrix.x4 (an accumulator pair
+//     is a matrix row fragment; gemm_config.hpp: stmatrix_register / stmatrix_row_offset), C
+//     comes in with ldmatrix.x4 at the same addresses; fp32: each thread writes its accumulator
+//     pairs (D fragment layout, device/wgmma.hpp) with 8-byte stores; the swizzle spreads both
+//     over all 32 banks;
 //   - TMA path: one TMA store per chunk (box {128 B, 64 rows}, clipped at the matrix's edges;
 //     D's map ends at the last 16 B boundary of a row, tma_store_columns, and gemm_edge.cuh
 //     writes the columns past it) and, when beta != 0, one TMA load of the C chunk into the
@@ -23,7 +26,12 @@
 //   leader: TMA store b; commit; [beta] wait_group_read kBuffers-1, load C(q + 1) into b + 1
 // A first version waited for the store of chunk q - 1 (wait_group_read 0) before storing chunk q:
 // four serialized store round trips per tile, ~3.6 us, about 6.6 k-block times per tile on the
-// H200 (docs/perf-log.md, GEMM v1.2).
+// H200 (docs/perf-log.md, GEMM v1.2). Measured per 64 x 256 bf16 part (bench/experiments/
+// gemm_trace, v1.4): ~2,550 cycles, of which ~460 per chunk (writes ~140, fence + barrier ~190,
+// the leader's store issue ~130) and ~660 from the k-loop's end to chunk 0. Staging the whole
+// part at once in the tile's last pipeline stage (held back from the producer until the stores
+// had read it) cut the epilogue to ~2,000 cycles but cost as much in the next k-loop: the stores
+// of 64 KiB per SM take ~2,300 cycles to read their buffers when all SMs store at once.
 #pragma once
 
 #include <cuda_bf16.h>

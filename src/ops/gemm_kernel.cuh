@@ -14,6 +14,11 @@
 //     the same tiles, wait for the group,
 //     fence.proxy.async, arrive on full
 //
+// Ping-pong configurations (Config::kPingPong): each consumer warpgroup multiplies all 128 rows of
+// every other unit (two wgmma per k-step, one per 64-row half) and the two take turns at the
+// tensor cores (order barriers; consume() says how), so one's epilogue runs under the other's
+// k-loop; the stages of the other's units are skipped.
+//
 // Shared memory (1024-aligned): kStages x [A: 2 atoms | B: kBlockN / 64 atoms] (atom = 64 x 64
 // 16-bit elements in SWIZZLE_128B, SwizzledTile128), then 2 x 2 epilogue buffers of 8 KiB.
 // Tile order: clusters walk a grouped raster (tile_of); both CTAs of a cluster take the same
@@ -359,18 +364,16 @@ __device__ __forceinline__ void store_tile(const float (&acc)[Cfg::kAccumulators
   }
 }
 
-// One consumer warpgroup after a unit's k-loop: for each half of the tile it holds, the stream-K
-// handoff and / or the epilogue.
+// One consumer warpgroup after a unit's k-loop: for each half of output tile (tm, tn) it holds,
+// the stream-K handoff and / or the epilogue.
 template <class Cfg, bool kTma>
 __device__ __forceinline__ void finish_unit(float (&acc)[Cfg::kHalves][Cfg::kAccumulators],
-                                            const Unit& u, unsigned char* epi,
+                                            const Unit& u, int tm, int tn, unsigned char* epi,
                                             Barrier (&c_bar)[Cfg::kEpiBuffers],
                                             const TensorMap* map_c, const TensorMap* map_d,
                                             const Params& p, int wgc, int first_atom, int rank,
                                             int cluster_m, EpilogueState& es) {
   const int worker = static_cast<int>(blockIdx.x) / cluster_m;
-  int tm, tn;
-  tile_of(p, u.tile, rank, cluster_m, tm, tn);
 #pragma unroll
   for (int h = 0; h < Cfg::kHalves; ++h) {
     const int half = first_atom + h;  // rows 64 half .. 64 half + 63 of the tile
@@ -439,6 +442,10 @@ __device__ __forceinline__ void consume(Pipeline<Cfg::kStages>& pipe, unsigned c
         pipe.consumer_wait(s);  // only to stamp when the unit's first stage is there
         trace(p, 1 + wgc, i, 2);
       }
+      // TMA path: output tile (tm, tn) now, its divisions overlapping the k-loop's tensor work
+      // (the ordinary path, short of registers, computes it after the k-loop).
+      int tm = 0, tn = 0;
+      if constexpr (kTma) tile_of(p, u.tile, rank, cluster_m, tm, tn);
       mainloop<Cfg, kF16, kA, kB, kTma>(
           acc, pipe, s, smem_base, first_atom, k_blocks, cluster_m, [&] {
             trace(p, 1 + wgc, i, 3);
@@ -447,9 +454,10 @@ __device__ __forceinline__ void consume(Pipeline<Cfg::kStages>& pipe, unsigned c
                                    2 * kWarpgroupThreads);
           });
       trace(p, 1 + wgc, i, 4);
+      if constexpr (!kTma) tile_of(p, u.tile, rank, cluster_m, tm, tn);
       es.unit = i;
-      finish_unit<Cfg, kTma>(acc, u, epi, c_bar, map_c, map_d, p, wgc, first_atom, rank, cluster_m,
-                             es);
+      finish_unit<Cfg, kTma>(acc, u, tm, tn, epi, c_bar, map_c, map_d, p, wgc, first_atom, rank,
+                             cluster_m, es);
       trace(p, 1 + wgc, i, 5);
     } else {
       s.advance(static_cast<std::uint32_t>(k_blocks));

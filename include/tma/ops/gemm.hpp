@@ -112,7 +112,12 @@ inline constexpr GemmConfig kGemmConfigs[] = {
     // and as the split tile for N = 2112 (1024 x 2112 x 7168 stream-K: 542 vs 526); ~0.78x the
     // rate of 128 x 256 once the SMs are full (the wave model's kNarrowTileTime = 0.64).
     {128, 6, 2, false},
-    // 128 x 128 tiles, ping-pong consumers, 6 x 32 KiB stages. To be measured.
+    // 128 x 128 tiles, ping-pong consumers, 6 x 32 KiB stages: each consumer warpgroup a whole
+    // tile, taking turns at the tensor cores. A tuning option; the heuristic does not choose it.
+    // Measured (bench/experiments/gemm_overhead and gemm_trace, tma-bench gemm --sweep, H200,
+    // 2026-11-22, docs/perf-log.md GEMM v1.4): per-tile overhead 0.8 us (bf16 out) / 0.7 us (fp32)
+    // against 1.1 / 2.1 us for config 1, but the same k-loop rate as config 1 (~0.82x config 0
+    // per FLOP), so within +-3% of config 1 and 15-25% behind config 0 on all 47 bf16 shapes.
     {128, 6, 2, true},
 };
 inline constexpr int kNumGemmConfigs = sizeof(kGemmConfigs) / sizeof(kGemmConfigs[0]);
