@@ -257,20 +257,22 @@ KernelFn kernel_for(int config, bool f16, MatrixMajor a, MatrixMajor b) {
   const auto with_type = [&](auto cfg) {
     return f16 ? with_majors(cfg, std::true_type{}) : with_majors(cfg, std::false_type{});
   };
-  static_assert(kNumGemmConfigs == 3, "kernel_for() and smem_bytes_for() list every configuration");
+  static_assert(kNumGemmConfigs == 4, "kernel_for() and smem_bytes_for() list every configuration");
   switch (config) {
     case 0:
       return with_type(std::integral_constant<int, 0>{});
     case 1:
       return with_type(std::integral_constant<int, 1>{});
-    default:
+    case 2:
       return with_type(std::integral_constant<int, 2>{});
+    default:
+      return with_type(std::integral_constant<int, 3>{});
   }
 }
 
 std::uint32_t smem_bytes_for(int config) {
   constexpr std::uint32_t kBytes[] = {Config<0>::kSmemBytes, Config<1>::kSmemBytes,
-                                      Config<2>::kSmemBytes};
+                                      Config<2>::kSmemBytes, Config<3>::kSmemBytes};
   return kBytes[config];
 }
 

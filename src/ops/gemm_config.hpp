@@ -82,8 +82,8 @@ struct Config {
   static constexpr std::uint32_t kStageBytes = kABytes + kBBytes;
   // Dynamic shared memory: alignment slack, the ring, the epilogue buffers.
   static constexpr std::uint32_t kSmemBytes = kAlign + kStages * kStageBytes + kEpiBytes;
-  static_assert(kBlockN == 256 || kBlockN == 128, "block_n is a wgmma N tmakit wraps: 256 or 128");
-  static_assert(kAtomsB % 2 == 0, "a 2-CTA cluster splits the B tile's atoms in halves");
+  static_assert(kBlockN == 256 || kBlockN == 192 || kBlockN == 128,
+                "block_n is a wgmma N tmakit wraps: 256, 192 or 128");
   static_assert(
       !kPingPong || kBlockN == 128,
       "a ping-pong warpgroup holds a 128 x block_n tile: 128 accumulators at block_n 128");
@@ -161,13 +161,30 @@ inline constexpr int kDefaultRasterGroup = 8;
 // (2026-11-22, docs/perf-log.md): the old rule (config 1 whenever config 0 has fewer tiles than
 // SMs) lost 20% at M = 1024, N = 4096 (128 tiles: one wave either way, config 0 wins), and the
 // model picks the faster configuration in every swept shape where they differ by more than noise.
+// Config 3 (128 x 192) takes 0.75 of a 128 x 256 tile's time, i.e. the same FLOP rate (sweep,
+// H200, 2026-11-22 session 3: 8192^3 704 vs 701 TFLOP/s, equal wave counts; N = 2112 = 11 x 192:
+// 4096 x 2112 x 7168 700 vs 547), and is chosen when the model predicts it at least
+// 1 - kTile192Gain faster than the better of the other two (it wins only where 256 or 128 leave a
+// tile column mostly empty; elsewhere the two agree within noise).
 inline constexpr double kNarrowTileTime = 0.64;
+inline constexpr double kTile192Time = 0.75;
+inline constexpr double kTile192Gain = 0.95;
+inline constexpr int kConfig192 = 3;
+static_assert(kGemmConfigs[kConfig192].block_n == 192 && !kGemmConfigs[kConfig192].pingpong,
+              "kConfig192 names the cooperative 128 x 192 configuration");
+// The time of one tile of a cooperative configuration, in 128 x 256 tile times.
+inline double tile_time(int config) {
+  const int block_n = kGemmConfigs[config].block_n;
+  return block_n == 256 ? 1.0 : block_n == 192 ? kTile192Time : kNarrowTileTime;
+}
 inline int choose_config(std::int64_t m, std::int64_t n, int sm_count) {
-  const auto waves = [&](std::int64_t block_n) {
+  const auto time = [&](int config) {
+    const std::int64_t block_n = kGemmConfigs[config].block_n;
     const std::int64_t tiles = ((m + kBlockM - 1) / kBlockM) * ((n + block_n - 1) / block_n);
-    return static_cast<double>((tiles + sm_count - 1) / sm_count);
+    return static_cast<double>((tiles + sm_count - 1) / sm_count) * tile_time(config);
   };
-  return waves(128) * kNarrowTileTime < waves(256) ? 1 : 0;
+  const int wide_or_narrow = time(1) < time(0) ? 1 : 0;
+  return time(kConfig192) < kTile192Gain * time(wide_or_narrow) ? kConfig192 : wide_or_narrow;
 }
 
 // 2-CTA clusters along M (sharing B through multicast) for a data-parallel launch whenever there
@@ -205,8 +222,9 @@ inline int choose_stream_k_cluster_m(std::int64_t tiles_m) {
 // So: the data-parallel plan unless K >= kMinStreamKBlocks k-blocks and a split (either
 // configuration, clusters by choose_stream_k_cluster_m) is predicted to take less than
 // kStreamKGain of its time by the cost model (gemm_schedule.hpp: stream_k_time, with the block
-// cost of its cluster size). Times in 128 x 256 k-block times (a 128 x 128 k-block:
-// kNarrowTileTime). On the second sweep the choices average 0.985 of each shape's best variant
+// cost of its cluster size). Times in 128 x 256 k-block times (other tiles scaled by
+// tile_time). On the session-3 sweep (with config 3) the choices average 0.991 of each shape's
+// best variant (worst 0.934); before config 3, 0.985 on the second sweep
 // (tests/gemm/test_gemm_host.cpp pins them).
 inline constexpr std::int32_t kMinStreamKBlocks = 32;
 inline constexpr double kStreamKGain = 0.95;
@@ -239,9 +257,7 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
     const std::int64_t block_n = kGemmConfigs[config].block_n;
     return (n + block_n - 1) / block_n;
   };
-  const auto scale = [](int config) {
-    return kGemmConfigs[config].block_n == 256 ? 1.0 : kNarrowTileTime;
-  };
+  const auto scale = [](int config) { return tile_time(config); };
   const int cluster_cap = req.may_cluster ? 2 : 1;
   const auto cluster = [&](int heuristic) {
     return req.cluster_m > 0 ? req.cluster_m : heuristic < cluster_cap ? heuristic : cluster_cap;
@@ -268,8 +284,8 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
   const auto k_blocks = static_cast<std::int32_t>(k_blocks64);
   const double t_dp = scale(dp.config) * data_parallel_time(tiles_of(dp), k_blocks, workers_of(dp));
   GemmChoice best = dp;
-  double t_best = kStreamKGain * t_dp;  // a split must beat this
-  for (int config = 0; config < 2; ++config) {
+  double t_best = kStreamKGain * t_dp;           // a split must beat this
+  for (const int config : {0, 1, kConfig192}) {  // the cooperative ones (ping-pong: tuning only)
     if (req.config >= 0 && req.config != config) continue;
     const GemmChoice sk = split_with(config);
     const std::int64_t sk_tiles = tiles_of(sk);

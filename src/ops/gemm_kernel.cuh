@@ -81,9 +81,11 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
                                             const TensorMap* map_a, const TensorMap* map_b,
                                             const Params& p, int rank, int cluster_m) {
   const std::uint16_t mask = cta_mask_all(static_cast<std::uint32_t>(cluster_m));
-  // With a cluster each CTA loads its half of the B atoms and multicasts them to both.
-  const int b_first = cluster_m == 1 ? 0 : rank * (Cfg::kAtomsB / 2);
-  const int b_count = Cfg::kAtomsB / cluster_m;
+  // With a cluster each CTA loads its half of the B atoms (rank 0 the larger one of an odd count)
+  // and multicasts them to both.
+  constexpr int kHalfB = (Cfg::kAtomsB + 1) / 2;
+  const int b_first = cluster_m == 1 ? 0 : rank * kHalfB;
+  const int b_count = cluster_m == 1 ? Cfg::kAtomsB : rank == 0 ? kHalfB : Cfg::kAtomsB - kHalfB;
   PipelineState s = pipe.start();
   Cursor cursor = schedule_start(p.sched, static_cast<int>(blockIdx.x) / cluster_m);
   Unit u;

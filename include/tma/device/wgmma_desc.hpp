@@ -155,7 +155,9 @@ constexpr bool swizzled_tile_matches_tma(int atoms, std::uint32_t tile_addr) {
   return true;
 }
 static_assert(swizzled_tile_matches_tma<MatrixMajor::kK>(4, 0x2000) &&
-                  swizzled_tile_matches_tma<MatrixMajor::kMN>(4, 0x2000),
+                  swizzled_tile_matches_tma<MatrixMajor::kMN>(4, 0x2000) &&
+                  swizzled_tile_matches_tma<MatrixMajor::kK>(3, 0x6000) &&
+                  swizzled_tile_matches_tma<MatrixMajor::kMN>(3, 0x6000),
               "SwizzledTile128: the wgmma descriptors must read exactly what TMA's SWIZZLE_128B "
               "boxes wrote (PTX ISA canonical layouts)");
 

@@ -88,7 +88,7 @@ void gemm(const GemmArgs& args, cudaStream_t stream = nullptr, Path path = Path:
 // the M of wgmma) or take turns (ping-pong: each warpgroup a whole tile, alternate tiles, one
 // warpgroup's epilogue running under the other's k-loop).
 struct GemmConfig {
-  int block_n;  // wgmma N: 256 or 128
+  int block_n;  // wgmma N: 256, 192 or 128
   int stages;   // shared-memory ring depth (A 16 KiB + B block_n x 128 B per stage)
   // 8 KiB output staging buffers per consumer warpgroup: 2 or 4. Measured (H200, 2026-11-22,
   // bench/experiments/gemm_overhead): 128 x 256 with 3 stages and 4 buffers (no waits between its
@@ -119,6 +119,12 @@ inline constexpr GemmConfig kGemmConfigs[] = {
     // against 1.1 / 2.1 us for config 1, but the same k-loop rate as config 1 (~0.82x config 0
     // per FLOP), so within +-3% of config 1 and 15-25% behind config 0 on all 47 bf16 shapes.
     {128, 6, 2, true},
+    // 128 x 192 tiles, 4 x 40 KiB stages (5 do not fit next to the epilogue buffers): for N that
+    // 256 divides badly. Measured (tma-bench gemm --sweep, H200, 2026-11-22, session 3): the
+    // FLOP rate of 128 x 256 (8192^3: 704 vs 701 TFLOP/s) and no wasted column at N = 2112 =
+    // 11 x 192: 4096 x 2112 x 7168 700 vs 547, 8192 x 2112 x 7168 765 (split) vs 676. A 2-CTA
+    // cluster splits its three B atoms 2 + 1.
+    {192, 4, 2, false},
 };
 inline constexpr int kNumGemmConfigs = sizeof(kGemmConfigs) / sizeof(kGemmConfigs[0]);
 

@@ -79,6 +79,19 @@ __device__ __forceinline__ void fence_operand(float& r) {
   "%104, %105, %106, %107, %108, %109, %110, %111, " \
   "%112, %113, %114, %115, %116, %117, %118, %119, " \
   "%120, %121, %122, %123, %124, %125, %126, %127}"
+#define TMA_WGMMA_D96                        \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, "        \
+  "%8, %9, %10, %11, %12, %13, %14, %15, "   \
+  "%16, %17, %18, %19, %20, %21, %22, %23, " \
+  "%24, %25, %26, %27, %28, %29, %30, %31, " \
+  "%32, %33, %34, %35, %36, %37, %38, %39, " \
+  "%40, %41, %42, %43, %44, %45, %46, %47, " \
+  "%48, %49, %50, %51, %52, %53, %54, %55, " \
+  "%56, %57, %58, %59, %60, %61, %62, %63, " \
+  "%64, %65, %66, %67, %68, %69, %70, %71, " \
+  "%72, %73, %74, %75, %76, %77, %78, %79, " \
+  "%80, %81, %82, %83, %84, %85, %86, %87, " \
+  "%88, %89, %90, %91, %92, %93, %94, %95}"
 #define TMA_WGMMA_OUT8(d, i)                                                                \
   "+f"(d[(i) + 0]), "+f"(d[(i) + 1]), "+f"(d[(i) + 2]), "+f"(d[(i) + 3]), "+f"(d[(i) + 4]), \
       "+f"(d[(i) + 5]), "+f"(d[(i) + 6]), "+f"(d[(i) + 7])
@@ -117,6 +130,27 @@ __device__ __forceinline__ void wgmma_m64n256k16_f32(float (&d)[128], std::uint6
   } else {
     TMA_WGMMA_ASM("m64n256k16.f32.bf16.bf16", TMA_WGMMA_D128, "128", "129", "130", "131", "132",
                   TMA_WGMMA_OUT64(d, 0), TMA_WGMMA_OUT64(d, 64)
+                  : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransA), "n"(kTransB));
+  }
+}
+
+// wgmma.mma_async.sync.aligned.m64n192k16.f32.{bf16,f16}.{bf16,f16}
+//     {d0..d95}, descA, descB, scale-d, 1, 1, tnspA, tnspB;    PTX ISA 8.0, sm_90a.
+// As above with B 16 x 192 and D 64 x 192 (96 registers per thread).
+template <bool kF16, int kTransA, int kTransB>
+__device__ __forceinline__ void wgmma_m64n192k16_f32(float (&d)[96], std::uint64_t desc_a,
+                                                     std::uint64_t desc_b, std::uint32_t scale_d) {
+  static_assert((kTransA == 0 || kTransA == 1) && (kTransB == 0 || kTransB == 1),
+                "the wgmma transpose immediates are 0 (K-major) or 1 (MN-major)");
+  if constexpr (kF16) {
+    TMA_WGMMA_ASM("m64n192k16.f32.f16.f16", TMA_WGMMA_D96, "96", "97", "98", "99", "100",
+                  TMA_WGMMA_OUT64(d, 0), TMA_WGMMA_OUT8(d, 64), TMA_WGMMA_OUT8(d, 72),
+                  TMA_WGMMA_OUT8(d, 80), TMA_WGMMA_OUT8(d, 88)
+                  : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransA), "n"(kTransB));
+  } else {
+    TMA_WGMMA_ASM("m64n192k16.f32.bf16.bf16", TMA_WGMMA_D96, "96", "97", "98", "99", "100",
+                  TMA_WGMMA_OUT64(d, 0), TMA_WGMMA_OUT8(d, 64), TMA_WGMMA_OUT8(d, 72),
+                  TMA_WGMMA_OUT8(d, 80), TMA_WGMMA_OUT8(d, 88)
                   : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransA), "n"(kTransB));
   }
 }
