@@ -13,27 +13,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "experiment.cuh"
 #include "tma/ops/gemm.hpp"
-
-namespace {
-
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-    std::exit(1);
-  }
-}
-
-__global__ void fill(unsigned short* p, std::size_t n, unsigned seed) {
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
-       i += std::size_t{gridDim.x} * blockDim.x) {
-    unsigned x = static_cast<unsigned>(i) * 2654435761u ^ seed;
-    x ^= x >> 13;
-    p[i] = static_cast<unsigned short>(0x3C00u | (x & 0x3FFu));  // bf16 in [1, 2)... small
-  }
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   const int reps = argc > 1 ? std::atoi(argv[1]) : 20;
@@ -41,21 +22,21 @@ int main(int argc, char** argv) {
   const std::int64_t m = 8192, n = 8192, kmax = 4096;
   unsigned short *a = nullptr, *b = nullptr;
   void* d = nullptr;
-  check(cudaMalloc(&a, m * kmax * 2), "malloc");
-  check(cudaMalloc(&b, n * kmax * 2), "malloc");
-  check(cudaMalloc(&d, m * n * 4), "malloc");
-  fill<<<1024, 256>>>(a, m * kmax, 1);
-  fill<<<1024, 256>>>(b, n * kmax, 2);
+  experiment::check(cudaMalloc(&a, m * kmax * 2), "malloc");
+  experiment::check(cudaMalloc(&b, n * kmax * 2), "malloc");
+  experiment::check(cudaMalloc(&d, m * n * 4), "malloc");
+  experiment::fill<<<1024, 256>>>(a, m * kmax, 1);
+  experiment::fill<<<1024, 256>>>(b, n * kmax, 2);
   cudaEvent_t e0, e1;
-  check(cudaEventCreate(&e0), "event");
-  check(cudaEventCreate(&e1), "event");
+  experiment::check(cudaEventCreate(&e0), "event");
+  experiment::check(cudaEventCreate(&e1), "event");
   if (config < 0 || config >= tma::ops::kNumGemmConfigs) {
     std::fprintf(stderr, "config %d is not in kGemmConfigs (0..%d)\n", config,
                  tma::ops::kNumGemmConfigs - 1);
     return 2;
   }
   int sms = 0;
-  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SM count");
+  experiment::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SM count");
   // Cluster tiles (2 tile rows) over the clusters (one CTA per SM): waves of tiles per CTA.
   const double cluster_tiles = (m / 128) * (n / tma::ops::kGemmConfigs[config].block_n) / 2.0;
   const double waves = cluster_tiles / (sms / 2);
@@ -83,12 +64,12 @@ int main(int argc, char** argv) {
       t.stream_k = 1;
       std::vector<float> ms;
       for (int r = -3; r < reps; ++r) {
-        check(cudaEventRecord(e0), "record");
+        experiment::check(cudaEventRecord(e0), "record");
         tma::ops::gemm_tuned(g, nullptr, tma::ops::Path::kTma, t, nullptr);
-        check(cudaEventRecord(e1), "record");
-        check(cudaEventSynchronize(e1), "sync");
+        experiment::check(cudaEventRecord(e1), "record");
+        experiment::check(cudaEventSynchronize(e1), "sync");
         float x = 0;
-        check(cudaEventElapsedTime(&x, e0, e1), "elapsed");
+        experiment::check(cudaEventElapsedTime(&x, e0, e1), "elapsed");
         if (r >= 0) ms.push_back(x);
       }
       std::sort(ms.begin(), ms.end());

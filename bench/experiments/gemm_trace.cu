@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "experiment.cuh"
 #include "gemm_config.hpp"  // src/ops: trace_slot, kTraceUnits, kTracePoints
 #include "tma/ops/gemm.hpp"
 
@@ -25,22 +26,6 @@ void set_trace(unsigned long long* buffer);  // gemm.cu, TMA_GEMM_TRACE builds o
 }
 
 namespace {
-
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-    std::exit(1);
-  }
-}
-
-__global__ void fill(unsigned short* p, std::size_t n, unsigned seed) {
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
-       i += std::size_t{gridDim.x} * blockDim.x) {
-    unsigned x = static_cast<unsigned>(i) * 2654435761u ^ seed;
-    x ^= x >> 13;
-    p[i] = static_cast<unsigned short>(0x3C00u | (x & 0x3FFu));
-  }
-}
 
 struct Mean {
   double sum = 0;
@@ -63,18 +48,18 @@ int main(int argc, char** argv) {
     return 2;
   }
   unsigned short *a = nullptr, *b = nullptr, *out = nullptr;
-  check(cudaMalloc(&a, m * k * 2), "malloc");
-  check(cudaMalloc(&b, n * k * 2), "malloc");
-  check(cudaMalloc(&out, m * n * 2), "malloc");
-  fill<<<1024, 256>>>(a, m * k, 1);
-  fill<<<1024, 256>>>(b, n * k, 2);
-  check(cudaGetLastError(), "fill");
+  experiment::check(cudaMalloc(&a, m * k * 2), "malloc");
+  experiment::check(cudaMalloc(&b, n * k * 2), "malloc");
+  experiment::check(cudaMalloc(&out, m * n * 2), "malloc");
+  experiment::fill<<<1024, 256>>>(a, m * k, 1);
+  experiment::fill<<<1024, 256>>>(b, n * k, 2);
+  experiment::check(cudaGetLastError(), "fill");
   int sms = 0;
-  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SM count");
+  experiment::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SM count");
   const std::int64_t slots = d::trace_slot(sms, 0, 0, 0);
   unsigned long long* trace = nullptr;
-  check(cudaMalloc(&trace, slots * sizeof(unsigned long long)), "malloc trace");
-  check(cudaMemset(trace, 0, slots * sizeof(unsigned long long)), "memset trace");
+  experiment::check(cudaMalloc(&trace, slots * sizeof(unsigned long long)), "malloc trace");
+  experiment::check(cudaMemset(trace, 0, slots * sizeof(unsigned long long)), "memset trace");
   d::set_trace(trace);
 
   tma::ops::GemmArgs g;
@@ -86,20 +71,21 @@ int main(int argc, char** argv) {
   t.config = config, t.cluster_m = 2, t.stream_k = 1;
   tma::ops::GemmPlan plan{};
   cudaEvent_t e0, e1;
-  check(cudaEventCreate(&e0), "event");
-  check(cudaEventCreate(&e1), "event");
+  experiment::check(cudaEventCreate(&e0), "event");
+  experiment::check(cudaEventCreate(&e1), "event");
   float ms = 0;
   for (int r = 0; r < 5; ++r) {  // the last run's stamps are kept
-    check(cudaEventRecord(e0), "record");
+    experiment::check(cudaEventRecord(e0), "record");
     tma::ops::gemm_tuned(g, nullptr, tma::ops::Path::kTma, t, &plan);
-    check(cudaEventRecord(e1), "record");
-    check(cudaEventSynchronize(e1), "sync");
-    check(cudaGetLastError(), "gemm");
+    experiment::check(cudaEventRecord(e1), "record");
+    experiment::check(cudaEventSynchronize(e1), "sync");
+    experiment::check(cudaGetLastError(), "gemm");
   }
-  check(cudaEventElapsedTime(&ms, e0, e1), "elapsed");
+  experiment::check(cudaEventElapsedTime(&ms, e0, e1), "elapsed");
   std::vector<unsigned long long> h(slots);
-  check(cudaMemcpy(h.data(), trace, slots * sizeof(unsigned long long), cudaMemcpyDeviceToHost),
-        "copy trace");
+  experiment::check(
+      cudaMemcpy(h.data(), trace, slots * sizeof(unsigned long long), cudaMemcpyDeviceToHost),
+      "copy trace");
   const auto at = [&](int cta, int role, int unit, int point) {
     return static_cast<double>(h[d::trace_slot(cta, role, unit, point)]);
   };
