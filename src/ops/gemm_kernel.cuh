@@ -444,8 +444,9 @@ __device__ __forceinline__ void consume(Pipeline<Cfg::kStages>& pipe, unsigned c
         pipe.consumer_wait(s);  // only to stamp when the unit's first stage is there
         trace(p, 1 + wgc, i, 2);
       }
-      // TMA path: output tile (tm, tn) now, its divisions overlapping the k-loop's tensor work
-      // (the ordinary path, short of registers, computes it after the k-loop).
+      // TMA path: output tile (tm, tn) now, off the epilogue's path (gemm_trace measured no
+      // change: the epilogue's entry is the warps' drain skew, not these divisions); the
+      // ordinary path, short of registers, computes it after the k-loop.
       int tm = 0, tn = 0;
       if constexpr (kTma) tile_of(p, u.tile, rank, cluster_m, tm, tn);
       mainloop<Cfg, kF16, kA, kB, kTma>(
