@@ -445,7 +445,7 @@ __device__ __forceinline__ void consume(Pipeline<Cfg::kStages>& pipe, unsigned c
         trace(p, 1 + wgc, i, 2);
       }
       // TMA path: output tile (tm, tn) now, off the epilogue's path (gemm_trace measured no
-      // change: the epilogue's entry is the warps' drain skew, not these divisions); the
+      // change in the epilogue's entry, so these divisions were not what it waits for); the
       // ordinary path, short of registers, computes it after the k-loop.
       int tm = 0, tn = 0;
       if constexpr (kTma) tile_of(p, u.tile, rank, cluster_m, tm, tn);
