@@ -43,6 +43,7 @@
 
 #include "../../common/random_spec.hpp"
 #include "../spec_draw.hpp"
+#include "../store_cases.hpp"
 #include "record_reader.hpp"
 #include "tma/model/model.hpp"
 
@@ -51,8 +52,6 @@ namespace {
 using namespace tma;
 using namespace tma::testing;
 using namespace tma::testing::replay;
-
-constexpr int kStoreOp = -1;  // gpu_store.cu
 
 // The spec string without its device address (the replay's spec has the generator's address).
 std::string without_address(const std::string& spec) {
@@ -64,45 +63,18 @@ std::string without_address(const std::string& spec) {
 
 // ---- the regenerated case --------------------------------------------------------------------
 
-struct Case {
-  int op = kStoreOp;
-  DataKind kind = DataKind::kBits;
-  bool wait_read = false;
-  DrawnSpec gen;
-  std::array<std::int32_t, kMaxRank> coords{};
-  std::vector<std::byte> before, image;  // the slot's bytes, the smem image
+// A gpu_store case (tests/gpu/store_cases.hpp: the same generator the GPU run used) with the bytes
+// run_batch filled in: the global slot before the store and the shared-memory image.
+struct Case : StoreCase {
+  std::vector<std::byte> before, image;
 };
 
-std::vector<DataType> reduce_types(model::ReduceOp op) {
-  std::vector<DataType> out;
-  for (const DataType t : hopper_data_types()) {
-    if (model::reduce_supported(op, t)) out.push_back(t);
-  }
-  return out;
-}
-
-// gpu_store.cu's make_store_case and run_batch's data fill, step for step (non-negative starts).
+// make_store_case for non-negative starts, then run_batch's data fill, step for step.
 Case make_case(std::int64_t index, std::uint64_t case_seed, double interleave) {
   Case c;
-  Rng rng(case_seed);
-  SpecOptions o;
-  o.interleave_chance = interleave;
-  o.max_box_bytes = 48 * 1024;
-  o.max_footprint_bytes = 256 * 1024;
-  if (index % 3 != 0) {
-    const auto op = static_cast<model::ReduceOp>(rng.range(0, model::kNumReduceOps - 1));
-    const auto types = reduce_types(op);
-    if (!types.empty()) {
-      c.op = static_cast<int>(op);
-      o.dtypes = {rng.pick(types)};
-      if (is_floating_point(o.dtypes[0]) && rng.chance(0.5)) c.kind = DataKind::kFinite;
-    }
-  }
-  c.wait_read = rng.chance(0.5);
-  draw_valid_spec(rng, c.gen, [&](Rng& r) { return random_tiled_spec(r, o); });
+  static_cast<StoreCase&>(c) = make_store_case(index, case_seed, false, interleave);
   if (!c.gen.valid) return c;
   const TensorMapSpec& s = c.gen.spec;
-  c.coords = random_tiled_coords(rng, s, Where::kNonNegative);
   const std::size_t footprint = model::global_footprint_bytes(s);
   const std::size_t slot =
       (std::max<std::size_t>(footprint, span_bytes(s)) + 256 + 255) / 256 * 256;
