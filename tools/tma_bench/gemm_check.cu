@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cuda_check.hpp"
+#include "device_buffer.hpp"
 #include "gemm_check.hpp"
 #include "kernels.hpp"
 
@@ -121,31 +122,24 @@ GemmVerdict verify_gemm(const ops::GemmArgs& g, std::uint64_t seed, cudaStream_t
 
   // One allocation: the scan's counters, then the samples.
   const std::size_t samples_offset = 256;
-  void* scratch = nullptr;
-  TMA_BENCH_CHECK(cudaMalloc(&scratch, samples_offset + sizeof(Sample) * kGemmSamples));
-  auto* scan = static_cast<PoisonScan*>(scratch);
-  auto* samples = reinterpret_cast<Sample*>(static_cast<char*>(scratch) + samples_offset);
+  const DeviceBuffer scratch(samples_offset + sizeof(Sample) * kGemmSamples);
+  auto* scan = reinterpret_cast<PoisonScan*>(scratch.data());
+  auto* samples = reinterpret_cast<Sample*>(scratch.data() + samples_offset);
   PoisonScan scan_result{};
   std::vector<Sample> host(kGemmSamples);
-  try {
-    const PoisonScan init{0, ULLONG_MAX};
-    TMA_BENCH_CHECK(cudaMemcpyAsync(scan, &init, sizeof init, cudaMemcpyHostToDevice, stream));
-    const auto blocks = static_cast<unsigned>(
-        std::clamp<std::int64_t>((g.m * g.n + kThreads - 1) / kThreads, 1, kMaxBlocks));
-    scan_poison_kernel<<<blocks, kThreads, 0, stream>>>(o, scan);
-    TMA_BENCH_CHECK_LAUNCH();
-    sample_kernel<<<kGemmSamples * kWarpSize / kThreads, kThreads, 0, stream>>>(o, seed, samples);
-    TMA_BENCH_CHECK_LAUNCH();
-    TMA_BENCH_CHECK(
-        cudaMemcpyAsync(&scan_result, scan, sizeof scan_result, cudaMemcpyDeviceToHost, stream));
-    TMA_BENCH_CHECK(cudaMemcpyAsync(host.data(), samples, sizeof(Sample) * kGemmSamples,
-                                    cudaMemcpyDeviceToHost, stream));
-    TMA_BENCH_CHECK(cudaStreamSynchronize(stream));
-  } catch (...) {
-    (void)cudaFree(scratch);
-    throw;
-  }
-  TMA_BENCH_CHECK(cudaFree(scratch));
+  const PoisonScan init{0, ULLONG_MAX};
+  TMA_BENCH_CHECK(cudaMemcpyAsync(scan, &init, sizeof init, cudaMemcpyHostToDevice, stream));
+  const auto blocks = static_cast<unsigned>(
+      std::clamp<std::int64_t>((g.m * g.n + kThreads - 1) / kThreads, 1, kMaxBlocks));
+  scan_poison_kernel<<<blocks, kThreads, 0, stream>>>(o, scan);
+  TMA_BENCH_CHECK_LAUNCH();
+  sample_kernel<<<kGemmSamples * kWarpSize / kThreads, kThreads, 0, stream>>>(o, seed, samples);
+  TMA_BENCH_CHECK_LAUNCH();
+  TMA_BENCH_CHECK(
+      cudaMemcpyAsync(&scan_result, scan, sizeof scan_result, cudaMemcpyDeviceToHost, stream));
+  TMA_BENCH_CHECK(cudaMemcpyAsync(host.data(), samples, sizeof(Sample) * kGemmSamples,
+                                  cudaMemcpyDeviceToHost, stream));
+  TMA_BENCH_CHECK(cudaStreamSynchronize(stream));
 
   GemmVerdict v;
   v.unwritten = scan_result.count;

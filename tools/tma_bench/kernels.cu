@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cuda_check.hpp"
+#include "device_buffer.hpp"
 #include "kernels.hpp"
 
 namespace tma::bench {
@@ -272,24 +273,18 @@ Mismatches compare(const TensorView& got, const TensorView& expected, cudaStream
 
   CompareState init{};
   init.first = ULLONG_MAX;
-  CompareState* state = nullptr;
-  TMA_BENCH_CHECK(cudaMalloc(&state, sizeof(CompareState)));
+  const DeviceBuffer scratch(sizeof(CompareState));
+  auto* state = reinterpret_cast<CompareState*>(scratch.data());
   CompareState result{};
-  try {
-    TMA_BENCH_CHECK(cudaMemcpyAsync(state, &init, sizeof init, cudaMemcpyHostToDevice, stream));
-    with_element_type(element_size(got), [&](auto zero) {
-      using T = decltype(zero);
-      compare_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(
-          static_cast<const T*>(got.data), static_cast<const T*>(expected.data), layout, n, state);
-      TMA_BENCH_CHECK_LAUNCH();
-    });
-    TMA_BENCH_CHECK(cudaMemcpyAsync(&result, state, sizeof result, cudaMemcpyDeviceToHost, stream));
-    TMA_BENCH_CHECK(cudaStreamSynchronize(stream));
-  } catch (...) {
-    (void)cudaFree(state);
-    throw;
-  }
-  TMA_BENCH_CHECK(cudaFree(state));
+  TMA_BENCH_CHECK(cudaMemcpyAsync(state, &init, sizeof init, cudaMemcpyHostToDevice, stream));
+  with_element_type(element_size(got), [&](auto zero) {
+    using T = decltype(zero);
+    compare_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(
+        static_cast<const T*>(got.data), static_cast<const T*>(expected.data), layout, n, state);
+    TMA_BENCH_CHECK_LAUNCH();
+  });
+  TMA_BENCH_CHECK(cudaMemcpyAsync(&result, state, sizeof result, cudaMemcpyDeviceToHost, stream));
+  TMA_BENCH_CHECK(cudaStreamSynchronize(stream));
 
   Mismatches m;
   m.count = result.count;

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "device_buffer.hpp"
 #include "layout.hpp"
 #include "machine.hpp"
 #include "options.hpp"
@@ -20,25 +21,6 @@
 #include "timing.hpp"
 
 namespace tma::bench {
-
-// Owns one cudaMalloc allocation.
-class DeviceBuffer {
- public:
-  DeviceBuffer() = default;
-  explicit DeviceBuffer(std::size_t bytes);  // throws CudaError
-  ~DeviceBuffer();
-  DeviceBuffer(DeviceBuffer&& other) noexcept;
-  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-
-  std::byte* data() const { return data_; }
-  std::size_t size() const { return size_; }
-
- private:
-  std::byte* data_ = nullptr;
-  std::size_t size_ = 0;
-};
 
 // The device memory of one case: `sets` copies of the per-set buffers (rotated between timed runs)
 // and the extra buffers (references; not rotated). One allocation, each buffer 256-byte aligned.
