@@ -7,7 +7,11 @@
 //   the last wgmma), drain (its completion), finish (handoff + epilogue), and the period between
 //   two units' starts;
 //   producer: wait for its unit's first free stage, and its lead (first stage loaded ... used);
-//   inside the epilogue: chunk 0's steps, chunk 1, the rest.
+//   inside the epilogue: chunk 0's steps (its wait split into entry, the leader's
+//   wait_group_read and the barrier), chunk 1, the rest; how far warpgroup 1 trails warpgroup 0;
+//   whole kernel: units per CTA, each consumer warpgroup's first unit and its span (first unit's
+//   start .. last unit's end), mean and max over the CTAs (max / mean: the cost of the last
+//   partial wave).
 //   gemm_trace [config=0] [k=2048] [m=8192] [n=8192]
 #include <cuda_runtime.h>
 
@@ -101,6 +105,30 @@ int main(int argc, char** argv) {
   // wait for a free buffer, its writes, fence + barrier, store issue; chunk 1 until chunk 2's
   // buffer is free; the rest.
   Mean e_wait0, e_write0, e_fence0, e_store0, e_to2, e_rest;
+  // Whole-kernel view: each consumer warpgroup's first unit (its first-stage wait and k-loop) and
+  // its span (first unit's start .. last unit's end); units per CTA.
+  Mean first0, loop0, c_span, e_entry, e_wgr, e_bar, lag_issue, lag_start;
+  double c_span_max = 0;
+  int units_min = 1 << 30, units_max = 0;
+  for (int cta = 0; cta < plan.ctas; ++cta) {
+    for (int role = 1; role <= 2; ++role) {
+      int last = -1;
+      for (int u = 0; u < d::kTraceUnits; ++u)
+        if (h[d::trace_slot(cta, role, u, 0)] != 0) last = u;
+      if (last < 0) continue;
+      first0.add(at(cta, role, 0, 2) - at(cta, role, 0, 1));
+      loop0.add(at(cta, role, 0, 3) - at(cta, role, 0, 2));
+      const double sp = at(cta, role, last, 5) - at(cta, role, 0, 0);
+      c_span.add(sp);
+      c_span_max = std::max(c_span_max, sp);
+    }
+    for (int u = 1; u + 1 < units_of(cta, 1) && u + 1 < units_of(cta, 2); ++u) {
+      lag_issue.add(at(cta, 2, u, 3) - at(cta, 1, u, 3));
+      lag_start.add(at(cta, 2, u, 2) - at(cta, 1, u, 2));
+    }
+    units_min = std::min(units_min, units_of(cta, 0));
+    units_max = std::max(units_max, units_of(cta, 0));
+  }
   for (int cta = 0; cta < plan.ctas; ++cta) {
     const int pu = units_of(cta, 0);
     if (pu > 0) span.add(at(cta, 0, pu - 1, 2) - at(cta, 0, 0, 0));
@@ -120,6 +148,11 @@ int main(int argc, char** argv) {
         period.add(at(cta, role, mine[j + 1], 0) - at(cta, role, u, 0));
         if (at(cta, role, u, 6) != 0) {
           e_wait0.add(at(cta, role, u, 6) - at(cta, role, u, 4));
+          if (at(cta, role, u, 12) != 0) {
+            e_entry.add(at(cta, role, u, 12) - at(cta, role, u, 4));
+            e_wgr.add(at(cta, role, u, 11) - at(cta, role, u, 12));
+            e_bar.add(at(cta, role, u, 6) - at(cta, role, u, 11));
+          }
           e_write0.add(at(cta, role, u, 7) - at(cta, role, u, 6));
           e_fence0.add(at(cta, role, u, 8) - at(cta, role, u, 7));
           e_store0.add(at(cta, role, u, 9) - at(cta, role, u, 8));
@@ -150,7 +183,15 @@ int main(int argc, char** argv) {
       "    epilogue (last half): chunk 0 wait %.0f, writes %.0f, fence + barrier %.0f, store "
       "issue %.0f; until chunk 2's buffer %.0f; the rest %.0f\n",
       e_wait0.get(), e_write0.get(), e_fence0.get(), e_store0.get(), e_to2.get(), e_rest.get());
+  std::printf("    warpgroup 1 behind warpgroup 0: k-loop start %.0f, last issue %.0f cycles\n",
+              lag_start.get(), lag_issue.get());
+  std::printf("    chunk 0 wait = entry %.0f + leader's wait_group_read %.0f + barrier %.0f\n",
+              e_entry.get(), e_wgr.get(), e_bar.get());
   std::printf("  producer: first-stage wait %.0f, lead over the consumers %.0f cycles\n",
               p_wait.get(), lead.get());
+  std::printf(
+      "  whole kernel: %d..%d units per CTA; first unit: first-stage wait %.0f, k-loop issue %.0f; "
+      "consumer span mean %.0f, max %.0f cycles; kernel %.0f cycles at that clock\n",
+      units_min, units_max, first0.get(), loop0.get(), c_span.get(), c_span_max, ms * 1e3 * mhz);
   return 0;
 }

@@ -129,7 +129,7 @@ struct Params {
 // stamps point `point` (kTracePoints per unit) of its unit `unit` (< kTraceUnits; later units are
 // not recorded).
 inline constexpr int kTraceUnits = 64;
-inline constexpr int kTracePoints = 11;  // 0..10 (gemm_kernel.cuh, gemm_epilogue.cuh)
+inline constexpr int kTracePoints = 13;  // 0..12 (gemm_kernel.cuh, gemm_epilogue.cuh)
 TMA_HOST_DEVICE constexpr std::int64_t trace_slot(int cta, int role, int unit, int point) {
   return ((std::int64_t{cta} * 3 + role) * kTraceUnits + unit) * kTracePoints + point;
 }

@@ -241,7 +241,9 @@ __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const 
         named_barrier_sync(barrier, kWarpgroupThreads);
       }
     } else if constexpr (kTma) {
+      if (q == 0) trace(p, 1 + wgc, es.unit, 12);
       if (leader) wait_group_read<kBuffers - 1>();
+      if (q == 0) trace(p, 1 + wgc, es.unit, 11);
       named_barrier_sync(barrier, kWarpgroupThreads);
     }
     if (q == 0 || q == 2) trace(p, 1 + wgc, es.unit, q == 0 ? 6 : 10);

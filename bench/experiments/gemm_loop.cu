@@ -1,0 +1,65 @@
+// gemm_loop: an experiment, not a benchmark of record. Runs one bf16 product (A row-major, B
+// column-major, D bf16) back to back for a number of seconds and prints its sustained TFLOP/s, so
+// that the SM clock and power under a long run can be sampled beside it (nvidia-smi) and set
+// against another library's loop on the same shape (docs/perf-log.md, GEMM v1.5).
+//   gemm_loop [m=8192] [n=7168] [k=2048] [seconds=3] [cluster=0: the heuristic's] [config=-1]
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+#include "experiment.cuh"
+#include "tma/ops/gemm.hpp"
+
+int main(int argc, char** argv) {
+  const std::int64_t m = argc > 1 ? std::atoll(argv[1]) : 8192;
+  const std::int64_t n = argc > 2 ? std::atoll(argv[2]) : 7168;
+  const std::int64_t k = argc > 3 ? std::atoll(argv[3]) : 2048;
+  const double seconds = argc > 4 ? std::atof(argv[4]) : 3.0;
+  tma::ops::GemmTuning tuning;
+  tuning.cluster_m = argc > 5 ? std::atoi(argv[5]) : 0;
+  tuning.config = argc > 6 ? std::atoi(argv[6]) : -1;
+  unsigned short *a = nullptr, *b = nullptr, *d = nullptr;
+  experiment::check(cudaMalloc(&a, m * k * 2), "malloc");
+  experiment::check(cudaMalloc(&b, n * k * 2), "malloc");
+  experiment::check(cudaMalloc(&d, m * n * 2), "malloc");
+  experiment::fill<<<1024, 256>>>(a, m * k, 1);
+  experiment::fill<<<1024, 256>>>(b, n * k, 2);
+  experiment::check(cudaGetLastError(), "fill");
+  tma::ops::GemmArgs g;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.a = a;
+  g.a_layout = tma::ops::MatrixLayout::kRowMajor;
+  g.lda = k;
+  g.b = b;
+  g.b_layout = tma::ops::MatrixLayout::kColMajor;
+  g.ldb = k;
+  g.d = d;
+  g.ldd = n;
+  cudaEvent_t e0, e1;
+  experiment::check(cudaEventCreate(&e0), "event");
+  experiment::check(cudaEventCreate(&e1), "event");
+  tma::ops::gemm_tuned(g, nullptr, tma::ops::Path::kTma, tuning, nullptr);
+  experiment::check(cudaDeviceSynchronize(), "warm-up");
+  const auto t0 = std::chrono::steady_clock::now();
+  long runs = 0;
+  experiment::check(cudaEventRecord(e0), "record");
+  for (;;) {
+    for (int i = 0; i < 20; ++i, ++runs)
+      tma::ops::gemm_tuned(g, nullptr, tma::ops::Path::kTma, tuning, nullptr);
+    experiment::check(cudaEventRecord(e1), "record");
+    experiment::check(cudaEventSynchronize(e1), "sync");
+    const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
+    if (dt.count() >= seconds) break;
+  }
+  float ms = 0;
+  experiment::check(cudaEventElapsedTime(&ms, e0, e1), "elapsed");
+  std::printf("tmakit %lldx%lldx%lld: %ld runs, %.1f us each, %.1f TFLOP/s\n",
+              static_cast<long long>(m), static_cast<long long>(n), static_cast<long long>(k), runs,
+              1e3 * ms / runs, 2.0 * m * n * k * runs / (ms * 1e-3) / 1e12);
+  return 0;
+}
