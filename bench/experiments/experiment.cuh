@@ -5,8 +5,11 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+
+#include "tma/ops/gemm.hpp"
 
 namespace experiment {
 
@@ -27,6 +30,36 @@ __global__ void fill(unsigned short* p, std::size_t n, unsigned seed) {
     x ^= x >> 13;
     p[i] = static_cast<unsigned short>(0x3C00u | (x & 0x3FFu));
   }
+}
+
+// The GEMM experiments' operands: A (m x k) and B (n x k) bf16 filled by fill (seeds 1 and 2), D
+// of m x n elements of d_bytes each; never freed (the programs exit).
+struct Operands {
+  unsigned short* a = nullptr;
+  unsigned short* b = nullptr;
+  void* d = nullptr;
+};
+inline Operands make_operands(std::int64_t m, std::int64_t n, std::int64_t k, int d_bytes) {
+  Operands o;
+  check(cudaMalloc(&o.a, m * k * 2), "cudaMalloc(A)");
+  check(cudaMalloc(&o.b, n * k * 2), "cudaMalloc(B)");
+  check(cudaMalloc(&o.d, m * n * d_bytes), "cudaMalloc(D)");
+  fill<<<1024, 256>>>(o.a, static_cast<std::size_t>(m * k), 1);
+  fill<<<1024, 256>>>(o.b, static_cast<std::size_t>(n * k), 2);
+  check(cudaGetLastError(), "fill");
+  return o;
+}
+
+// D (m x n, row-major, `out`) = A B with A row-major (lda = k) and B column-major (ldb = k): the
+// "rc" layout every GEMM experiment times (tma-bench's default).
+inline tma::ops::GemmArgs rc_args(const Operands& o, std::int64_t m, std::int64_t n, std::int64_t k,
+                                  tma::DataType out = tma::DataType::kBFloat16) {
+  tma::ops::GemmArgs g;
+  g.m = m, g.n = n, g.k = k;
+  g.a = o.a, g.a_layout = tma::ops::MatrixLayout::kRowMajor, g.lda = k;
+  g.b = o.b, g.b_layout = tma::ops::MatrixLayout::kColMajor, g.ldb = k;
+  g.d = o.d, g.d_dtype = out, g.ldd = n;
+  return g;
 }
 
 }  // namespace experiment

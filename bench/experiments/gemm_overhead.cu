@@ -20,13 +20,8 @@ int main(int argc, char** argv) {
   const int reps = argc > 1 ? std::atoi(argv[1]) : 20;
   const int config = argc > 2 ? std::atoi(argv[2]) : 0;
   const std::int64_t m = 8192, n = 8192, kmax = 4096;
-  unsigned short *a = nullptr, *b = nullptr;
-  void* d = nullptr;
-  experiment::check(cudaMalloc(&a, m * kmax * 2), "malloc");
-  experiment::check(cudaMalloc(&b, n * kmax * 2), "malloc");
-  experiment::check(cudaMalloc(&d, m * n * 4), "malloc");
-  experiment::fill<<<1024, 256>>>(a, m * kmax, 1);
-  experiment::fill<<<1024, 256>>>(b, n * kmax, 2);
+  // D as fp32 (the larger of the two outputs timed).
+  const experiment::Operands ops = experiment::make_operands(m, n, kmax, 4);
   cudaEvent_t e0, e1;
   experiment::check(cudaEventCreate(&e0), "event");
   experiment::check(cudaEventCreate(&e1), "event");
@@ -45,19 +40,8 @@ int main(int argc, char** argv) {
   for (const tma::DataType out : {tma::DataType::kBFloat16, tma::DataType::kFloat32}) {
     std::vector<double> ks, per_wave;
     for (const std::int64_t k : {64, 128, 256, 512, 1024, 2048, 4096}) {
-      tma::ops::GemmArgs g;
-      g.m = m;
-      g.n = n;
-      g.k = k;
-      g.a = a;
-      g.a_layout = tma::ops::MatrixLayout::kRowMajor;
-      g.lda = k;
-      g.b = b;
-      g.b_layout = tma::ops::MatrixLayout::kColMajor;
-      g.ldb = k;
-      g.d = d;
-      g.d_dtype = out;
-      g.ldd = n;
+      // A and B hold kmax columns; with lda = ldb = k the product reads their first m k / n k.
+      const tma::ops::GemmArgs g = experiment::rc_args(ops, m, n, k, out);
       tma::ops::GemmTuning t;
       t.config = config;
       t.cluster_m = 2;

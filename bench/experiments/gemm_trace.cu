@@ -51,13 +51,7 @@ int main(int argc, char** argv) {
                  tma::ops::kNumGemmConfigs - 1);
     return 2;
   }
-  unsigned short *a = nullptr, *b = nullptr, *out = nullptr;
-  experiment::check(cudaMalloc(&a, m * k * 2), "malloc");
-  experiment::check(cudaMalloc(&b, n * k * 2), "malloc");
-  experiment::check(cudaMalloc(&out, m * n * 2), "malloc");
-  experiment::fill<<<1024, 256>>>(a, m * k, 1);
-  experiment::fill<<<1024, 256>>>(b, n * k, 2);
-  experiment::check(cudaGetLastError(), "fill");
+  const experiment::Operands ops = experiment::make_operands(m, n, k, 2);
   int sms = 0;
   experiment::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SM count");
   const std::int64_t slots = d::trace_slot(sms, 0, 0, 0);
@@ -66,11 +60,7 @@ int main(int argc, char** argv) {
   experiment::check(cudaMemset(trace, 0, slots * sizeof(unsigned long long)), "memset trace");
   d::set_trace(trace);
 
-  tma::ops::GemmArgs g;
-  g.m = m, g.n = n, g.k = k;
-  g.a = a, g.a_layout = tma::ops::MatrixLayout::kRowMajor, g.lda = k;
-  g.b = b, g.b_layout = tma::ops::MatrixLayout::kColMajor, g.ldb = k;
-  g.d = out, g.d_dtype = tma::DataType::kBFloat16, g.ldd = n;
+  const tma::ops::GemmArgs g = experiment::rc_args(ops, m, n, k);
   tma::ops::GemmTuning t;
   t.config = config, t.cluster_m = 2, t.stream_k = 1;
   tma::ops::GemmPlan plan{};
