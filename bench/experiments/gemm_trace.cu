@@ -46,8 +46,10 @@ int main(int argc, char** argv) {
   const std::int64_t k = argc > 2 ? std::atoll(argv[2]) : 2048;
   const std::int64_t m = argc > 3 ? std::atoll(argv[3]) : 8192;
   const std::int64_t n = argc > 4 ? std::atoll(argv[4]) : 8192;
+  // GemmTuning::stream_k: 1 data-parallel (default), 2 split the last waves, 0 the heuristic's.
+  const int split = argc > 5 ? std::atoi(argv[5]) : 1;
   if (config < 0 || config >= tma::ops::kNumGemmConfigs || k < 1 || m < 1 || n < 1) {
-    std::fprintf(stderr, "usage: gemm_trace [config 0..%d] [k] [m] [n]\n",
+    std::fprintf(stderr, "usage: gemm_trace [config 0..%d] [k] [m] [n] [stream_k 0..2]\n",
                  tma::ops::kNumGemmConfigs - 1);
     return 2;
   }
@@ -62,7 +64,7 @@ int main(int argc, char** argv) {
 
   const tma::ops::GemmArgs g = experiment::rc_args(ops, m, n, k);
   tma::ops::GemmTuning t;
-  t.config = config, t.cluster_m = 2, t.stream_k = 1;
+  t.config = config, t.cluster_m = 2, t.stream_k = split;
   tma::ops::GemmPlan plan{};
   cudaEvent_t e0, e1;
   experiment::check(cudaEventCreate(&e0), "event");
@@ -118,6 +120,25 @@ int main(int argc, char** argv) {
     }
     units_min = std::min(units_min, units_of(cta, 0));
     units_max = std::max(units_max, units_of(cta, 0));
+  }
+  // Every unit (first and last included) by kind (point 13: (kind << 24) | k-blocks): its
+  // first-stage wait, k-loop issue per k-block, drain and finish (handoff + epilogue).
+  Mean k_first[3], k_per_kb[3], k_drain[3], k_finish[3];
+  long k_blocks_of[3] = {0, 0, 0};
+  for (int cta = 0; cta < plan.ctas; ++cta) {
+    for (int role = 1; role <= 2; ++role) {
+      for (int u = 0; u < d::kTraceUnits; ++u) {
+        if (h[d::trace_slot(cta, role, u, 0)] == 0) continue;
+        const unsigned long long tag = h[d::trace_slot(cta, role, u, 13)];
+        const int kind = static_cast<int>(tag >> 24), kb = static_cast<int>(tag & 0xFFFFFF);
+        if (kind > 2 || kb == 0) continue;
+        k_first[kind].add(at(cta, role, u, 2) - at(cta, role, u, 1));
+        k_per_kb[kind].add((at(cta, role, u, 3) - at(cta, role, u, 2)) / kb);
+        k_drain[kind].add(at(cta, role, u, 4) - at(cta, role, u, 3));
+        k_finish[kind].add(at(cta, role, u, 5) - at(cta, role, u, 4));
+        k_blocks_of[kind] += kb;
+      }
+    }
   }
   for (int cta = 0; cta < plan.ctas; ++cta) {
     const int pu = units_of(cta, 0);
@@ -183,5 +204,14 @@ int main(int argc, char** argv) {
       "  whole kernel: %d..%d units per CTA; first unit: first-stage wait %.0f, k-loop issue %.0f; "
       "consumer span mean %.0f, max %.0f cycles; kernel %.0f cycles at that clock\n",
       units_min, units_max, first0.get(), loop0.get(), c_span.get(), c_span_max, ms * 1e3 * mhz);
+  static const char* const kKinds[3] = {"whole", "partial", "finish"};
+  for (int kind = 0; kind < 3; ++kind) {
+    if (k_per_kb[kind].count == 0) continue;
+    std::printf(
+        "  %-7s units: %5ld (%ld k-blocks); first-stage wait %6.0f, k-loop issue per k-block "
+        "%6.0f, drain %5.0f, finish %6.0f cycles\n",
+        kKinds[kind], k_per_kb[kind].count, k_blocks_of[kind], k_first[kind].get(),
+        k_per_kb[kind].get(), k_drain[kind].get(), k_finish[kind].get());
+  }
   return 0;
 }

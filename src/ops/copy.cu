@@ -93,7 +93,9 @@ __global__ void __launch_bounds__(32)
       issue_load(k + kLookahead);
     }
   }
-  wait_group<0>();
+  // The stores must have read shared memory before the CTA leaves; their global writes are
+  // performed by the grid's completion (see gemm_kernel.cuh).
+  wait_group_read<0>();
 }
 
 struct DeviceLayout {

@@ -129,7 +129,8 @@ struct Params {
 // stamps point `point` (kTracePoints per unit) of its unit `unit` (< kTraceUnits; later units are
 // not recorded).
 inline constexpr int kTraceUnits = 64;
-inline constexpr int kTracePoints = 13;  // 0..12 (gemm_kernel.cuh, gemm_epilogue.cuh)
+// Point 13 holds the unit's kind and k-blocks ((kind << 24) | k-blocks), not a time.
+inline constexpr int kTracePoints = 14;  // 0..13 (gemm_kernel.cuh, gemm_epilogue.cuh)
 TMA_HOST_DEVICE constexpr std::int64_t trace_slot(int cta, int role, int unit, int point) {
   return ((std::int64_t{cta} * 3 + role) * kTraceUnits + unit) * kTracePoints + point;
 }

@@ -67,6 +67,17 @@ __device__ __forceinline__ void trace(const Params& p, int role, int unit, int p
   }
 }
 
+// TMA_GEMM_TRACE=1: role's lane 0 stores `value` (not a time) at `point` of unit i.
+__device__ __forceinline__ void trace_value(const Params& p, int role, int unit, int point,
+                                            unsigned long long value) {
+  if constexpr (TMA_GEMM_TRACE != 0) {
+    if (threadIdx.x % 128 == 0 && unit < kTraceUnits)
+      p.trace[trace_slot(static_cast<int>(blockIdx.x), role, unit, point)] = value;
+  } else {
+    (void)p, (void)role, (void)unit, (void)point, (void)value;
+  }
+}
+
 // Per thread, identical in all threads of a warpgroup: which buffer the next chunk uses, and the
 // parity each buffer's C barrier waits for next (bit b); the unit (for trace builds' stamps).
 struct EpilogueState {

@@ -437,6 +437,9 @@ __device__ __forceinline__ void consume(Pipeline<Cfg::kStages>& pipe, unsigned c
     const int k_blocks = u.kb_end - u.kb_begin;
     if (!Cfg::kPingPong || i % 2 == wgc) {
       trace(p, 1 + wgc, i, 0);
+      trace_value(p, 1 + wgc, i, 13,
+                  (static_cast<unsigned long long>(u.kind) << 24) |
+                      static_cast<unsigned long long>(k_blocks));
       if (Cfg::kPingPong && i > 0)
         named_barrier_sync(kOrderBarrier + static_cast<std::uint32_t>(wgc), 2 * kWarpgroupThreads);
       if constexpr (TMA_GEMM_TRACE != 0) {
@@ -469,8 +472,12 @@ __device__ __forceinline__ void consume(Pipeline<Cfg::kStages>& pipe, unsigned c
     have = have_next;
   }
   if constexpr (kTma) {
-    // The last stores must finish before the CTA (and its shared memory) goes away.
-    if (threadIdx.x % kWarpgroupThreads == 0) wait_group<0>();
+    // The last stores must have read their buffers before the CTA (and its shared memory) goes
+    // away. Their writes to global memory need no wait: they are performed by the time the grid
+    // completes, as for any store (the PTX ISA's .read form; CUTLASS's and Triton's epilogues end
+    // the same way). Waiting for them (wait_group<0>) kept every CTA's exit, and so the kernel's
+    // end, behind its last stores' round trip to L2.
+    if (threadIdx.x % kWarpgroupThreads == 0) wait_group_read<0>();
   }
 }
 

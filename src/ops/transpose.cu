@@ -235,7 +235,8 @@ __global__ void __launch_bounds__(kTmaThreads, 2)
       }
       if (k + kInStages < mine) issue_load(k + kInStages);
     }
-    wait_group<0>();
+    // Shared memory read before the CTA leaves; the global writes complete with the grid.
+    wait_group_read<0>();
   } else {
     const int t = static_cast<int>(threadIdx.x) - 32;
     const bool leader = (t & 31) == 0;
