@@ -102,11 +102,25 @@ int main(int argc, char** argv) {
   Mean first0, loop0, c_span, e_entry, e_wgr, e_bar, lag_issue, lag_start;
   double c_span_max = 0;
   int units_min = 1 << 30, units_max = 0;
+  // Every unit (first and last included) by kind (point 13: (kind << 24) | k-blocks): its
+  // first-stage wait, k-loop issue per k-block, drain and finish (handoff + epilogue).
+  Mean k_first[3], k_per_kb[3], k_drain[3], k_finish[3];
+  long k_blocks_of[3] = {0, 0, 0};
   for (int cta = 0; cta < plan.ctas; ++cta) {
     for (int role = 1; role <= 2; ++role) {
       int last = -1;
-      for (int u = 0; u < d::kTraceUnits; ++u)
-        if (h[d::trace_slot(cta, role, u, 0)] != 0) last = u;
+      for (int u = 0; u < d::kTraceUnits; ++u) {
+        if (h[d::trace_slot(cta, role, u, 0)] == 0) continue;
+        last = u;
+        const unsigned long long tag = h[d::trace_slot(cta, role, u, 13)];
+        const int kind = static_cast<int>(tag >> 24), kb = static_cast<int>(tag & 0xFFFFFF);
+        if (kind > 2 || kb == 0) continue;
+        k_first[kind].add(at(cta, role, u, 2) - at(cta, role, u, 1));
+        k_per_kb[kind].add((at(cta, role, u, 3) - at(cta, role, u, 2)) / kb);
+        k_drain[kind].add(at(cta, role, u, 4) - at(cta, role, u, 3));
+        k_finish[kind].add(at(cta, role, u, 5) - at(cta, role, u, 4));
+        k_blocks_of[kind] += kb;
+      }
       if (last < 0) continue;
       first0.add(at(cta, role, 0, 2) - at(cta, role, 0, 1));
       loop0.add(at(cta, role, 0, 3) - at(cta, role, 0, 2));
@@ -120,25 +134,6 @@ int main(int argc, char** argv) {
     }
     units_min = std::min(units_min, units_of(cta, 0));
     units_max = std::max(units_max, units_of(cta, 0));
-  }
-  // Every unit (first and last included) by kind (point 13: (kind << 24) | k-blocks): its
-  // first-stage wait, k-loop issue per k-block, drain and finish (handoff + epilogue).
-  Mean k_first[3], k_per_kb[3], k_drain[3], k_finish[3];
-  long k_blocks_of[3] = {0, 0, 0};
-  for (int cta = 0; cta < plan.ctas; ++cta) {
-    for (int role = 1; role <= 2; ++role) {
-      for (int u = 0; u < d::kTraceUnits; ++u) {
-        if (h[d::trace_slot(cta, role, u, 0)] == 0) continue;
-        const unsigned long long tag = h[d::trace_slot(cta, role, u, 13)];
-        const int kind = static_cast<int>(tag >> 24), kb = static_cast<int>(tag & 0xFFFFFF);
-        if (kind > 2 || kb == 0) continue;
-        k_first[kind].add(at(cta, role, u, 2) - at(cta, role, u, 1));
-        k_per_kb[kind].add((at(cta, role, u, 3) - at(cta, role, u, 2)) / kb);
-        k_drain[kind].add(at(cta, role, u, 4) - at(cta, role, u, 3));
-        k_finish[kind].add(at(cta, role, u, 5) - at(cta, role, u, 4));
-        k_blocks_of[kind] += kb;
-      }
-    }
   }
   for (int cta = 0; cta < plan.ctas; ++cta) {
     const int pu = units_of(cta, 0);

@@ -122,11 +122,31 @@ void run(const char* name, int warpgroups, int k_blocks, int sms, const unsigned
       flop_per_kb * k_blocks * warpgroups / static_cast<double>(worst));
 }
 
+// The instruction shapes measured, by index.
+constexpr int kVariants = 5;
+void run_variant(int v, int warpgroups, int k_blocks, int sms, const unsigned short* fill,
+                 long long* cycles, float* sink) {
+  switch (v) {
+    case 0:
+      return run<256, 1>("m64n256k16 x1", warpgroups, k_blocks, sms, fill, cycles, sink);
+    case 1:
+      return run<192, 1>("m64n192k16 x1", warpgroups, k_blocks, sms, fill, cycles, sink);
+    case 2:
+      return run<128, 1>("m64n128k16 x1", warpgroups, k_blocks, sms, fill, cycles, sink);
+    case 3:
+      return run<128, 2>("m64n128k16 x2 A halves", warpgroups, k_blocks, sms, fill, cycles, sink);
+    default:
+      return run<128, 2, true>("m64n128k16 x2 B halves", warpgroups, k_blocks, sms, fill, cycles,
+                               sink);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const int k_blocks = argc > 1 ? std::atoi(argv[1]) : 4096;
-  // Optional: only variant v (0 .. 4) with 2 warpgroups, for a long run beside a power sampler.
+  // Optional: only variant v (0 .. kVariants - 1, run_variant) with 2 warpgroups, for a long run
+  // beside a power sampler.
   const int only = argc > 2 ? std::atoi(argv[2]) : -1;
   int sms = 0;
   experiment::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SM count");
@@ -171,31 +191,12 @@ int main(int argc, char** argv) {
     }
   }
   if (only >= 0) {
-    switch (only) {
-      case 0:
-        run<256, 1>("m64n256k16 x1", 2, k_blocks, sms, fill, cycles, sink);
-        break;
-      case 1:
-        run<128, 2>("m64n128k16 x2 A halves", 2, k_blocks, sms, fill, cycles, sink);
-        break;
-      case 2:
-        run<128, 2, true>("m64n128k16 x2 B halves", 2, k_blocks, sms, fill, cycles, sink);
-        break;
-      case 3:
-        run<192, 1>("m64n192k16 x1", 2, k_blocks, sms, fill, cycles, sink);
-        break;
-      default:
-        run<128, 1>("m64n128k16 x1", 2, k_blocks, sms, fill, cycles, sink);
-        break;
-    }
+    run_variant(only, 2, k_blocks, sms, fill, cycles, sink);
     return 0;
   }
   for (int w = 1; w <= 3; ++w) {
-    run<256, 1>("m64n256k16 x1", w, k_blocks, sms, fill, cycles, sink);
-    run<192, 1>("m64n192k16 x1", w, k_blocks, sms, fill, cycles, sink);
-    run<128, 1>("m64n128k16 x1", w, k_blocks, sms, fill, cycles, sink);
-    run<128, 2>("m64n128k16 x2 A halves", w, k_blocks, sms, fill, cycles, sink);
-    run<128, 2, true>("m64n128k16 x2 B halves", w, k_blocks, sms, fill, cycles, sink);
+    for (int v = 0; v < kVariants; ++v)
+      run_variant(v, w, k_blocks, sms, fill, cycles, sink);
   }
   return 0;
 }

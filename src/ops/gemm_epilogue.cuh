@@ -53,21 +53,11 @@ struct EpilogueTile {
   int col0;
 };
 
-// TMA_GEMM_TRACE=1 (bench/experiments/gemm_trace.cu only): role's lane 0 stamps clock64 at
+// TMA_GEMM_TRACE=1 (bench/experiments/gemm_trace.cu only): role's lane 0 stores `value` at
 // `point` of unit i (trace_slot). Compiled out otherwise.
 #ifndef TMA_GEMM_TRACE
 #define TMA_GEMM_TRACE 0
 #endif
-__device__ __forceinline__ void trace(const Params& p, int role, int unit, int point) {
-  if constexpr (TMA_GEMM_TRACE != 0) {
-    if (threadIdx.x % 128 == 0 && unit < kTraceUnits)
-      p.trace[trace_slot(static_cast<int>(blockIdx.x), role, unit, point)] = clock64();
-  } else {
-    (void)p, (void)role, (void)unit, (void)point;
-  }
-}
-
-// TMA_GEMM_TRACE=1: role's lane 0 stores `value` (not a time) at `point` of unit i.
 __device__ __forceinline__ void trace_value(const Params& p, int role, int unit, int point,
                                             unsigned long long value) {
   if constexpr (TMA_GEMM_TRACE != 0) {
@@ -75,6 +65,15 @@ __device__ __forceinline__ void trace_value(const Params& p, int role, int unit,
       p.trace[trace_slot(static_cast<int>(blockIdx.x), role, unit, point)] = value;
   } else {
     (void)p, (void)role, (void)unit, (void)point, (void)value;
+  }
+}
+
+// The same with the time (clock64) as the value: a stamp. No clock read in other builds.
+__device__ __forceinline__ void trace(const Params& p, int role, int unit, int point) {
+  if constexpr (TMA_GEMM_TRACE != 0) {
+    trace_value(p, role, unit, point, static_cast<unsigned long long>(clock64()));
+  } else {
+    (void)p, (void)role, (void)unit, (void)point;
   }
 }
 
