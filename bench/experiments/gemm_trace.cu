@@ -12,7 +12,7 @@
 //   whole kernel: units per CTA, each consumer warpgroup's first unit and its span (first unit's
 //   start .. last unit's end), mean and max over the CTAs (max / mean: the cost of the last
 //   partial wave).
-//   gemm_trace [config=0] [k=2048] [m=8192] [n=8192] [stream_k=1] [stagger_cycles] [groups] [epilogue_stores]
+//   gemm_trace [config=0] [k=2048] [m=8192] [n=8192]
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -48,13 +48,8 @@ int main(int argc, char** argv) {
   const std::int64_t n = argc > 4 ? std::atoll(argv[4]) : 8192;
   // GemmTuning::stream_k: 1 data-parallel (default), 2 split the last waves, 0 the heuristic's.
   const int split = argc > 5 ? std::atoi(argv[5]) : 1;
-  // GemmTuning::stagger_cycles / stagger_groups (default: the heuristic's).
-  const int stagger = argc > 6 ? std::atoi(argv[6]) : -1;
-  const int stagger_groups = argc > 7 ? std::atoi(argv[7]) : -1;
-  // GemmTuning::epilogue_stores: 0 the heuristic's, 1 TMA stores, 2 ordinary 16-byte stores.
-  const int epilogue_stores = argc > 8 ? std::atoi(argv[8]) : 0;
   if (config < 0 || config >= tma::ops::kNumGemmConfigs || k < 1 || m < 1 || n < 1) {
-    std::fprintf(stderr, "usage: gemm_trace [config 0..%d] [k] [m] [n] [stream_k 0..2] [stagger_cycles] [groups] [epilogue_stores]\n",
+    std::fprintf(stderr, "usage: gemm_trace [config 0..%d] [k] [m] [n] [stream_k 0..2]\n",
                  tma::ops::kNumGemmConfigs - 1);
     return 2;
   }
@@ -70,8 +65,6 @@ int main(int argc, char** argv) {
   const tma::ops::GemmArgs g = experiment::rc_args(ops, m, n, k);
   tma::ops::GemmTuning t;
   t.config = config, t.cluster_m = 2, t.stream_k = split;
-  t.stagger_cycles = stagger, t.stagger_groups = stagger_groups;
-  t.epilogue_stores = epilogue_stores;
   tma::ops::GemmPlan plan{};
   cudaEvent_t e0, e1;
   experiment::check(cudaEventCreate(&e0), "event");

@@ -184,15 +184,6 @@ void check_args(const GemmArgs& g, Path path, const GemmTuning& t) {
     fail(kOp, cat("tuning.stream_k = ", t.stream_k,
                   " is not 0 (choose), 1 (off: data-parallel tiles) or 2 (on: split the last "
                   "waves along K)"));
-  if (t.stagger_cycles < -1 || t.stagger_cycles > kMaxStaggerCycles)
-    fail(kOp, cat("tuning.stagger_cycles = ", t.stagger_cycles, " is outside -1..",
-                  kMaxStaggerCycles, ": use -1 (choose), 0 (off) or a start offset in SM cycles"));
-  if (t.epilogue_stores < 0 || t.epilogue_stores > 2)
-    fail(kOp, cat("tuning.epilogue_stores = ", t.epilogue_stores,
-                  " is not 0 (choose), 1 (TMA stores) or 2 (ordinary 16-byte stores)"));
-  if (t.stagger_groups < -1 || t.stagger_groups == 0 || t.stagger_groups > kMaxStaggerGroups)
-    fail(kOp, cat("tuning.stagger_groups = ", t.stagger_groups, " is not -1 (choose) or 1..",
-                  kMaxStaggerGroups, ": the workers are split into this many groups"));
 
   if ((g.workspace == nullptr) != (g.workspace_bytes == 0))
     fail(kOp, cat("workspace = ", g.workspace, " with workspace_bytes = ", g.workspace_bytes,
@@ -447,17 +438,6 @@ Resolved resolve(const GemmArgs& g, Path path, const GemmTuning& tuning) {
   }
   r.workers = workers_for(clusters, p.cluster_tiles, split, tuning.max_ctas, r.cluster_m);
   p.sched = make_schedule(p.cluster_tiles, p.k_blocks, r.workers, split);
-  // The start stagger (TMA path only; the ordinary path is the unstaggered baseline).
-  const Stagger st = choose_stagger(p.sched, r.config);
-  p.stagger_cycles = path != Path::kTma            ? 0
-                     : tuning.stagger_cycles >= 0 ? tuning.stagger_cycles
-                                                  : st.cycles;
-  p.stagger_groups = tuning.stagger_groups >= 1 ? tuning.stagger_groups : st.groups;
-  if (p.stagger_groups < 2) p.stagger_cycles = 0;
-  if (p.stagger_cycles == 0) p.stagger_groups = 1;
-  p.lsu_stores = path == Path::kTma && g.beta == 0.0f &&
-                 (tuning.epilogue_stores == 2 ||
-                  (tuning.epilogue_stores == 0 && choose_lsu_stores(p.sched, r.config)));
   // One slot and two flags per CTA (gemm_schedule.hpp: cta_slot).
   if (split) r.workspace_bytes = workspace_bytes(r.workers * r.cluster_m, kBlockM, block_n);
   return r;
@@ -594,9 +574,6 @@ void gemm_tuned(const GemmArgs& g, cudaStream_t stream, Path path, const GemmTun
                      ctas,
                      static_cast<int>(g.n - r.n_main),
                      p.sched.sk_tiles,
-                     p.stagger_cycles,
-                     p.stagger_groups,
-                     p.lsu_stores != 0,
                      static_cast<std::size_t>(r.workspace_bytes)};
 }
 

@@ -107,13 +107,6 @@ struct Params {
   std::int32_t raster_group;   // cluster rows per raster group
   std::int32_t cluster_tiles;  // cluster_rows x tiles_n (< 2^31: checked by the host)
   OutKind out;
-  // Start stagger (GemmTuning::stagger_cycles): worker w's producer waits
-  // (w % stagger_groups) x stagger_cycles SM cycles before its first load (0: none).
-  std::int32_t stagger_cycles = 0;
-  std::int32_t stagger_groups = 1;
-  // TMA path, beta == 0: the epilogue copies D out of the staging buffers with ordinary 16-byte
-  // stores instead of TMA stores (GemmTuning::epilogue_stores).
-  std::int32_t lsu_stores = 0;
   // Which units each CTA (cluster) computes: whole tiles, and the stream-K split ones
   // (gemm_schedule.hpp); workers = gridDim.x / cluster_m.
   Schedule sched;
@@ -214,34 +207,6 @@ inline int choose_cluster_m(std::int64_t tiles_m, std::int64_t tiles_n, int sm_c
 // row costs at most 1/9 of the CTAs (tiles_m >= 8). Not measured yet (tma_cfgX_sk2).
 inline int choose_stream_k_cluster_m(std::int64_t tiles_m) {
   return tiles_m >= 2 && (tiles_m % 2 == 0 || tiles_m >= 8) ? 2 : 1;
-}
-
-// ---- start stagger -------------------------------------------------------------------------
-// Every persistent worker starts its first tile at the same moment, so with equal tiles all of
-// them reach their epilogues together and their TMA stores (64 KiB per 128 x 256 bf16 tile)
-// leave the SMs at once: measured (gemm_trace, H200, docs/perf-log.md GEMM v1.4 / v1.5), the
-// stores of one wave drain at ~26-28 B per cycle per SM, and the epilogue (~2,500 cycles per
-// tile, 7% of a K = 2048 tile) waits on that drain. Offsetting groups of workers by a few
-// thousand cycles once, at the start, spreads the bursts; the price is the offset itself, paid
-// once per launch by the last group's end.
-inline constexpr int kMaxStaggerCycles = 1 << 20;
-inline constexpr int kMaxStaggerGroups = 8;
-struct Stagger {
-  int cycles;
-  int groups;
-};
-// To be measured (tma-bench gemm --stagger): off until then.
-inline Stagger choose_stagger(const Schedule& sched, int config) {
-  (void)sched;
-  (void)config;
-  return Stagger{0, 1};
-}
-
-// The epilogue's stores (GemmTuning::epilogue_stores). To be measured: TMA stores until then.
-inline bool choose_lsu_stores(const Schedule& sched, int config) {
-  (void)sched;
-  (void)config;
-  return false;
 }
 
 // ---- the plan: configuration, cluster, split --------------------------------------------------

@@ -87,16 +87,7 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
   const int b_first = cluster_m == 1 ? 0 : rank * kHalfB;
   const int b_count = cluster_m == 1 ? Cfg::kAtomsB : rank == 0 ? kHalfB : Cfg::kAtomsB - kHalfB;
   PipelineState s = pipe.start();
-  const int worker = static_cast<int>(blockIdx.x) / cluster_m;
-  // The start stagger (Params::stagger_cycles): the consumers wait for this producer's first
-  // stage, so the whole CTA (and its cluster peer, same worker) starts late by this much.
-  if (p.stagger_cycles > 0) {
-    const long long wait = static_cast<long long>(worker % p.stagger_groups) * p.stagger_cycles;
-    const long long t0 = clock64();
-    while (clock64() - t0 < wait)
-      __nanosleep(64);
-  }
-  Cursor cursor = schedule_start(p.sched, worker);
+  Cursor cursor = schedule_start(p.sched, static_cast<int>(blockIdx.x) / cluster_m);
   Unit u;
   for (int i = 0; next_unit(p.sched, cursor, u); ++i) {
     int tm, tn;
@@ -361,14 +352,6 @@ __device__ __forceinline__ void store_tile(const float (&acc)[Cfg::kAccumulators
                                            const TensorMap* map_c, const TensorMap* map_d, int wgc,
                                            EpilogueState& es) {
   constexpr int kN = Cfg::kBlockN, kBuf = Cfg::kEpiBuffers;
-  if constexpr (kTma && !kWithC) {
-    // Ordinary 16-byte stores from the staging buffers (Params::lsu_stores): the ordinary
-    // path's epilogue, D's map unused.
-    if (p.lsu_stores != 0) {
-      store_tile<Cfg, false, false>(acc, p, tile, epi, c_bar, map_c, map_d, wgc, es);
-      return;
-    }
-  }
   switch (p.out) {
     case OutKind::kBF16:
       epilogue<__nv_bfloat16, kN, kBuf, kTma, kWithC>(acc, p, tile, epi, c_bar, map_c, map_d, wgc,

@@ -38,7 +38,6 @@
 #include <cstring>
 #include <string>
 #include <thread>
-#include <utility>
 #include <vector>
 
 #include "tma/host/error.hpp"
@@ -536,51 +535,6 @@ std::vector<Case> all_cases() {
         c.ab = DataType::kBFloat16, c.out = out, c.path = p;
         add(c, "large");
       }
-  // Start stagger forced on (tuning.stagger_cycles / stagger_groups: some workers start late):
-  // whole waves, a capped grid whose CTAs walk many units, a ragged shape, and a stream-K split
-  // (a late contributor makes its finisher wait longer, never wrong).
-  for (const auto& [cycles, groups] : {std::pair{3000, 2}, std::pair{2000, 4}}) {
-    const std::string tag = "stagger/" + std::to_string(cycles) + "x" + std::to_string(groups);
-    Case c{};
-    c.a_layout = MatrixLayout::kRowMajor, c.b_layout = MatrixLayout::kColMajor;
-    c.ab = DataType::kBFloat16, c.out = DataType::kBFloat16, c.path = Path::kTma;
-    c.tuning.stagger_cycles = cycles, c.tuning.stagger_groups = groups;
-    c.m = c.n = c.k = 4096;
-    add(c, tag);
-    c.m = 1000, c.n = 777, c.k = 1111, c.tuning.max_ctas = 6, c.quick = groups == 2;
-    add(c, tag + "-cap6");
-    c.tuning.max_ctas = 0, c.tuning.stream_k = 2, c.tuning.cluster_m = 2;
-    add(c, tag + "-streamk2");
-  }
-  // The epilogue's ordinary 16-byte stores forced (tuning.epilogue_stores = 2): every output type
-  // and configuration on ragged shapes (the stores are bounds-checked at D's edges; the edge
-  // kernel still writes the last < 16 B of each row), a stream-K split, a capped grid, and
-  // beta != 0 (which keeps TMA stores).
-  for (int config = 0; config < tma::ops::kNumGemmConfigs; ++config)
-    for (DataType out : {DataType::kBFloat16, DataType::kFloat16, DataType::kFloat32}) {
-      Case c{};
-      c.m = 1000, c.n = 777, c.k = 1111, c.pad = 8;
-      c.a_layout = MatrixLayout::kRowMajor, c.b_layout = MatrixLayout::kColMajor;
-      c.ab = out == DataType::kFloat16 ? DataType::kFloat16 : DataType::kBFloat16, c.out = out;
-      c.path = Path::kTma, c.tuning.config = config, c.tuning.epilogue_stores = 2;
-      c.quick = out != DataType::kFloat16;
-      add(c, "lsu-stores/cfg" + std::to_string(config));
-    }
-  {
-    Case c{};
-    c.a_layout = MatrixLayout::kColMajor, c.b_layout = MatrixLayout::kRowMajor;
-    c.ab = DataType::kBFloat16, c.out = DataType::kBFloat16, c.path = Path::kTma;
-    c.tuning.epilogue_stores = 2;
-    c.m = c.n = c.k = 4096;
-    add(c, "lsu-stores/large");
-    c.m = 1147, c.n = 600, c.k = 1500, c.tuning.max_ctas = 6, c.quick = true;
-    add(c, "lsu-stores/cap6");
-    c.tuning.max_ctas = 0, c.tuning.stream_k = 2, c.tuning.cluster_m = 2;
-    add(c, "lsu-stores/streamk2");
-    c.tuning.stream_k = 0, c.tuning.cluster_m = 0;
-    c.alpha = 1.25f, c.beta = -0.75f, c.c_mode = CMode::kInPlace;
-    add(c, "lsu-stores/beta-inplace");
-  }
   // Stream-K forced on (tuning.stream_k = 2): ragged shapes in every layout, a tall K over two
   // tiles (65 k-blocks each split over up to 130 CTAs: 64 peers per finisher), M = 1, the
   // N = 2112 LLM shapes that quantize badly on 132 SMs, alpha / beta, both configurations, grids

@@ -960,25 +960,6 @@ TEST(GemmArgs, RejectsBadStreamKTuning) {
             "or 2 (on: split the last waves along K)");
 }
 
-TEST(GemmArgs, RejectsBadStaggerTuning) {
-  auto g = valid_args();
-  ops::GemmTuning t;
-  t.stagger_cycles = -2;
-  EXPECT_EQ(error_of([&] { ops::gemm_tuned(g, nullptr, ops::Path::kTma, t); }),
-            "tma::ops::gemm: tuning.stagger_cycles = -2 is outside -1..1048576: use -1 (choose), "
-            "0 (off) or a start offset in SM cycles");
-  t = {};
-  t.epilogue_stores = 3;
-  EXPECT_EQ(error_of([&] { ops::gemm_tuned(g, nullptr, ops::Path::kTma, t); }),
-            "tma::ops::gemm: tuning.epilogue_stores = 3 is not 0 (choose), 1 (TMA stores) or 2 "
-            "(ordinary 16-byte stores)");
-  t = {};
-  t.stagger_groups = 0;
-  EXPECT_EQ(error_of([&] { ops::gemm_tuned(g, nullptr, ops::Path::kTma, t); }),
-            "tma::ops::gemm: tuning.stagger_groups = 0 is not -1 (choose) or 1..8: the workers "
-            "are split into this many groups");
-}
-
 TEST(GemmArgs, RejectsInconsistentWorkspace) {
   auto g = valid_args();
   g.workspace = at(0x5000000);

@@ -48,11 +48,6 @@ gemm only:
   --layout AB      operand storage, A then B: r = row-major, c = column-major (default rc:
                    A [M, K] row-major, B [N, K] as nn.Linear stores weights: both K-major)
   --sweep          also time every tile configuration x cluster size (tma::ops::kGemmConfigs)
-  --epilogue-stores  also time the heuristic's plan with TMA stores and with ordinary 16-byte
-                   stores in the epilogue (GemmTuning::epilogue_stores 1 and 2)
-  --stagger LIST   also time the heuristic's plan with these start staggers, each CYCLES or
-                   CYCLESxGROUPS (GemmTuning::stagger_cycles / stagger_groups; groups default 2),
-                   e.g. 0,2000,4000,2000x4
 
 Every case is verified first (random non-zero input, output poisoned with 0xA5, compared byte
 for byte with the input or a naive reference); a mismatch prints the first differing indices and
@@ -133,23 +128,6 @@ Options parse_options(int argc, char** argv) {
       o.no_ordinary = true;
     } else if (a == "--sweep") {
       o.sweep = true;
-      o.gemm_options_given = true;
-    } else if (a == "--epilogue-stores") {
-      o.epilogue_variants = true;
-      o.gemm_options_given = true;
-    } else if (a == "--stagger") {
-      const std::string list = need_value(i, argc, argv, a);
-      std::size_t start = 0;
-      while (start <= list.size()) {
-        const std::size_t comma = std::min(list.find(',', start), list.size());
-        const std::string_view item = std::string_view(list).substr(start, comma - start);
-        const std::size_t x = item.find('x');
-        const int cycles = static_cast<int>(parse_int(item.substr(0, x), a, 0));
-        const int groups =
-            x == std::string_view::npos ? 2 : static_cast<int>(parse_int(item.substr(x + 1), a, 1));
-        o.stagger.emplace_back(cycles, groups);
-        start = comma + 1;
-      }
       o.gemm_options_given = true;
     } else if (a == "--layout") {
       o.layout = need_value(i, argc, argv, a);

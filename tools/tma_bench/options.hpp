@@ -7,7 +7,6 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 namespace tma::bench {
@@ -37,12 +36,6 @@ struct Options {
   // cluster size. gemm_options_given says one of them was typed (main refuses them elsewhere).
   std::string layout = "rc";
   bool sweep = false;
-  // --stagger: extra variants of the heuristic's plan with a forced start stagger
-  // (GemmTuning::stagger_cycles, stagger_groups), each {cycles, groups}.
-  std::vector<std::pair<int, int>> stagger;
-  // --epilogue-stores: extra variants of the heuristic's plan with each epilogue store path
-  // forced (GemmTuning::epilogue_stores 1: TMA stores, 2: ordinary 16-byte stores).
-  bool epilogue_variants = false;
   bool gemm_options_given = false;
   std::string command_line;  // as typed, for the JSON record
 };

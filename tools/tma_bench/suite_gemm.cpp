@@ -239,10 +239,6 @@ std::string plan_detail(ops::Path path, const ops::GemmPlan& p) {
          std::to_string(p.cluster_m) + ", raster group " + std::to_string(p.raster_group) + ", " +
          (p.stream_k_tiles > 0 ? "stream-K over " + std::to_string(p.stream_k_tiles) + " tiles, "
                                : std::string("data-parallel, ")) +
-         (p.stagger_cycles > 0 ? "stagger " + std::to_string(p.stagger_cycles) + " cycles x " +
-                                     std::to_string(p.stagger_groups) + " groups, "
-                               : std::string()) +
-         (p.lsu_stores ? std::string("16-byte stores, ") : std::string()) +
          std::to_string(p.ctas) + " CTAs";
 }
 
@@ -354,8 +350,7 @@ CaseResult run_gemm(const Case& c, Runner& r) {
   std::vector<Impl> impls;
   // What gemm_tuned chose for each of ours, known after the first launch (stable storage: the
   // launches capture pointers into it).
-  std::vector<std::optional<ops::GemmPlan>> plans(2 + 4 * ops::kNumGemmConfigs +
-                                                  r.options().stagger.size() + 2);
+  std::vector<std::optional<ops::GemmPlan>> plans(2 + 4 * ops::kNumGemmConfigs);
   std::vector<std::pair<std::size_t, ops::Path>> plan_of;  // impls index -> (plans index, path)
   auto ours = [&](std::string name, Role role, ops::Path path, const ops::GemmTuning& tuning) {
     const std::size_t slot = plan_of.size();
@@ -395,20 +390,6 @@ CaseResult run_gemm(const Case& c, Runner& r) {
         ours("tma_cfg" + std::to_string(config) + (cluster == 1 ? "_sk" : "_sk2"), Role::kVariant,
              ops::Path::kTma, t);
       }
-    }
-  }
-  for (const auto& [cycles, groups] : r.options().stagger) {
-    ops::GemmTuning t;
-    t.stagger_cycles = cycles;
-    t.stagger_groups = groups;
-    ours("tma_st" + std::to_string(cycles) + "x" + std::to_string(groups), Role::kVariant,
-         ops::Path::kTma, t);
-  }
-  if (r.options().epilogue_variants) {
-    for (const int stores : {1, 2}) {
-      ops::GemmTuning t;
-      t.epilogue_stores = stores;
-      ours(stores == 1 ? "tma_tmastores" : "tma_lsustores", Role::kVariant, ops::Path::kTma, t);
     }
   }
   // Last: the ordinary (cp.async) path once hung (fixed: tests/gemm/gpu_gemm covers it).

@@ -180,22 +180,6 @@ TEST(Options, GemmFlags) {
   EXPECT_THROW(parse_options(4, const_cast<char**>(bad)), UsageError);
 }
 
-TEST(Options, GemmStagger) {
-  const char* argv[] = {"tma-bench", "gemm", "--stagger", "0,3000,2000x4"};
-  const Options o = parse_options(4, const_cast<char**>(argv));
-  ASSERT_EQ(o.stagger.size(), 3u);
-  EXPECT_EQ(o.stagger[0], std::make_pair(0, 2));
-  EXPECT_EQ(o.stagger[1], std::make_pair(3000, 2));
-  EXPECT_EQ(o.stagger[2], std::make_pair(2000, 4));
-  EXPECT_TRUE(o.gemm_options_given);
-  const char* both[] = {"tma-bench", "gemm", "--epilogue-stores"};
-  EXPECT_TRUE(parse_options(3, const_cast<char**>(both)).epilogue_variants);
-  const char* bad[] = {"tma-bench", "gemm", "--stagger", "1000x0"};
-  EXPECT_THROW(parse_options(4, const_cast<char**>(bad)), UsageError);
-  const char* bad2[] = {"tma-bench", "gemm", "--stagger", "fast"};
-  EXPECT_THROW(parse_options(4, const_cast<char**>(bad2)), UsageError);
-}
-
 // A verified, timed implementation of `c` that took `ms`.
 ImplResult timed(const Case& c, std::string name, Role role, double ms) {
   ImplResult r;

@@ -139,18 +139,6 @@ struct GemmTuning {
   // its pair of tile rows alike and still multicasts B; cluster_m = 0 lets the heuristic choose
   // it (2 when there are tile rows to pair).
   int stream_k = 0;
-  // Start stagger (Path::kTma): the persistent workers (clusters) form stagger_groups groups by
-  // index (worker % stagger_groups), and group g's producer waits g x stagger_cycles SM cycles
-  // before its first load, so that the groups' tile boundaries, and with them their epilogues'
-  // bursts of stores, fall at different times. -1 leaves each to the heuristic
-  // (src/ops/gemm_config.hpp: choose_stagger); stagger_cycles 0 turns it off; stagger_groups
-  // >= 1 (1: no stagger).
-  int stagger_cycles = -1;
-  int stagger_groups = -1;
-  // How Path::kTma's epilogue writes D when beta == 0: 0 = choose, 1 = TMA stores from the
-  // staging buffers, 2 = ordinary coalesced 16-byte stores from the same buffers (the stores
-  // leave the buffers as soon as they are issued). beta != 0 always uses TMA (C comes in by TMA).
-  int epilogue_stores = 0;
 };
 
 // What gemm_tuned() ran (after `tuning` overrides): the resolved choices.
@@ -161,9 +149,6 @@ struct GemmPlan {
   int ctas;            // persistent grid (0: no main kernel, the edge kernel did all of D)
   int edge_columns;    // D's last columns computed by the edge kernel (Path::kTma; < 16 B per row)
   int stream_k_tiles;  // tiles split along K (0: all tiles data-parallel)
-  int stagger_cycles;  // start offset between worker groups in SM cycles (0: none)
-  int stagger_groups;
-  bool lsu_stores;     // the epilogue wrote D with ordinary 16-byte stores, not TMA stores
   std::size_t workspace_bytes;  // the stream-K workspace this launch used (0: none)
 };
 
