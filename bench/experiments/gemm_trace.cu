@@ -105,6 +105,9 @@ int main(int argc, char** argv) {
   // Every unit (first and last included) by kind (point 13: (kind << 24) | k-blocks): its
   // first-stage wait, k-loop issue per k-block, drain and finish (handoff + epilogue).
   Mean k_first[3], k_per_kb[3], k_drain[3], k_finish[3];
+  // The stream-K handoff (points 14..17): a partial unit's stores (issue), then barrier + flag;
+  // a finish unit's wait for its first peer's flag, the peers' reads and adds, its epilogue.
+  Mean h_store, h_flag, h_wait, h_add, h_epi;
   long k_blocks_of[3] = {0, 0, 0};
   for (int cta = 0; cta < plan.ctas; ++cta) {
     for (int role = 1; role <= 2; ++role) {
@@ -120,6 +123,17 @@ int main(int argc, char** argv) {
         k_drain[kind].add(at(cta, role, u, 4) - at(cta, role, u, 3));
         k_finish[kind].add(at(cta, role, u, 5) - at(cta, role, u, 4));
         k_blocks_of[kind] += kb;
+        if (kind == 1 && at(cta, role, u, 15) != 0) {
+          h_store.add(at(cta, role, u, 14) - at(cta, role, u, 4));
+          h_flag.add(at(cta, role, u, 15) - at(cta, role, u, 14));
+        }
+        if (kind == 2 && at(cta, role, u, 17) != 0) {
+          if (at(cta, role, u, 16) != 0) {
+            h_wait.add(at(cta, role, u, 16) - at(cta, role, u, 4));
+            h_add.add(at(cta, role, u, 17) - at(cta, role, u, 16));
+          }
+          h_epi.add(at(cta, role, u, 5) - at(cta, role, u, 17));
+        }
       }
       if (last < 0) continue;
       first0.add(at(cta, role, 0, 2) - at(cta, role, 0, 1));
@@ -208,5 +222,10 @@ int main(int argc, char** argv) {
         kKinds[kind], k_per_kb[kind].count, k_blocks_of[kind], k_first[kind].get(),
         k_per_kb[kind].get(), k_drain[kind].get(), k_finish[kind].get());
   }
+  if (h_store.count > 0 || h_epi.count > 0)
+    std::printf(
+        "  handoff: partial: stores issued %.0f, barrier + flag %.0f; finish: first peer's flag "
+        "(incl. its wait) %.0f, peers read + added %.0f, epilogue %.0f cycles\n",
+        h_store.get(), h_flag.get(), h_wait.get(), h_add.get(), h_epi.get());
   return 0;
 }

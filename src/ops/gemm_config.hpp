@@ -129,8 +129,9 @@ struct Params {
 // stamps point `point` (kTracePoints per unit) of its unit `unit` (< kTraceUnits; later units are
 // not recorded).
 inline constexpr int kTraceUnits = 64;
-// Point 13 holds the unit's kind and k-blocks ((kind << 24) | k-blocks), not a time.
-inline constexpr int kTracePoints = 14;  // 0..13 (gemm_kernel.cuh, gemm_epilogue.cuh)
+// Point 13 holds the unit's kind and k-blocks ((kind << 24) | k-blocks), not a time; 14..17
+// stamp the stream-K handoff (gemm_kernel.cuh: publish_partial, add_peer_partials).
+inline constexpr int kTracePoints = 18;  // 0..17 (gemm_kernel.cuh, gemm_epilogue.cuh)
 TMA_HOST_DEVICE constexpr std::int64_t trace_slot(int cta, int role, int unit, int point) {
   return ((std::int64_t{cta} * 3 + role) * kTraceUnits + unit) * kTracePoints + point;
 }

@@ -207,8 +207,11 @@ __device__ __forceinline__ void copy_out_chunk(const unsigned char* buf, const P
 
 // kWithC: beta != 0 (a template argument, not a run-time test inside the loop: with the test
 // inside, every accumulator pair's shared-memory store waited on a predicated-off load of C from
-// the same buffer, a chain of dependent round trips; docs/perf-log.md, GEMM v1.4).
-template <class Out, int kBlockN, int kBuffers, bool kTma, bool kWithC>
+// the same buffer, a chain of dependent round trips; docs/perf-log.md, GEMM v1.4). kScale: alpha
+// != 1; the caller passes false only for alpha == 1 (exactly), which leaves out one FMUL per
+// output value (128 per thread per 64 x 256 part, about half the issue slots of the chunk
+// writes; docs/perf-log.md, GEMM v1.6).
+template <class Out, int kBlockN, int kBuffers, bool kTma, bool kWithC, bool kScale = true>
 __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const Params& p,
                                          EpilogueTile tile, unsigned char* buffers,
                                          Barrier (&c_bar)[kBuffers], const TensorMap* map_c,
@@ -269,7 +272,8 @@ __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const 
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
           const int reg = 4 * q * kGroups + stmatrix_register(b, j);
-          float v0 = p.alpha * acc[reg], v1 = p.alpha * acc[reg + 1];
+          float v0 = kScale ? p.alpha * acc[reg] : acc[reg];
+          float v1 = kScale ? p.alpha * acc[reg + 1] : acc[reg + 1];
           if constexpr (with_c) {
             const float2 cf = unpack_pair<Out>(c[j]);
             v0 = fmaf(p.beta, cf.x, v0);
@@ -291,7 +295,8 @@ __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const 
               buf +
               swizzle_offset(Swizzle::k128B, static_cast<std::uint32_t>(
                                                  row * 128 + col * static_cast<int>(sizeof(Out))));
-          float v0 = p.alpha * acc[reg], v1 = p.alpha * acc[reg + 1];
+          float v0 = kScale ? p.alpha * acc[reg] : acc[reg];
+          float v1 = kScale ? p.alpha * acc[reg + 1] : acc[reg + 1];
           if constexpr (with_c) {
             const float2 c = load_pair<Out>(at);
             v0 = fmaf(p.beta, c.x, v0);

@@ -46,6 +46,7 @@
 #include "tma/device/wgmma.hpp"
 #include "tma/ptx/cp_async.hpp"
 #include "tma/ptx/flag.hpp"
+#include "tma/ptx/wgmma.hpp"
 
 namespace tma::ops::detail::gemm {
 
@@ -306,7 +307,8 @@ __device__ __forceinline__ float4* slot_part(const Params& p, int c, int half) {
 // SM, from L2.
 template <class Cfg>
 __device__ __forceinline__ void publish_partial(const float (&acc)[Cfg::kAccumulators],
-                                                const Params& p, int c, int half, int wgc) {
+                                                const Params& p, int c, int half, int wgc,
+                                                int unit) {
   const int t = static_cast<int>(threadIdx.x) % kWarpgroupThreads;
   float4* out = slot_part<Cfg>(p, c, half) + t;
 #pragma unroll
@@ -314,8 +316,10 @@ __device__ __forceinline__ void publish_partial(const float (&acc)[Cfg::kAccumul
     __stcg(out + j * kWarpgroupThreads,
            make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]));
   }
+  trace(p, 1 + wgc, unit, 14);
   named_barrier_sync(kStreamKBarrier + static_cast<std::uint32_t>(wgc), kWarpgroupThreads);
   if (t == 0) store_release_gpu(p.sk_flags + 2 * c + half, 1u);
+  trace(p, 1 + wgc, unit, 15);
 }
 
 // All 128 threads of a finisher warpgroup wgc of worker w's CTA of rank `rank`: adds the partial
@@ -324,12 +328,15 @@ __device__ __forceinline__ void publish_partial(const float (&acc)[Cfg::kAccumul
 template <class Cfg>
 __device__ __forceinline__ void add_peer_partials(float (&acc)[Cfg::kAccumulators], const Params& p,
                                                   int tile, int w, int rank, int cluster_m,
-                                                  int half, int wgc) {
+                                                  int half, int wgc, int unit) {
   const int t = static_cast<int>(threadIdx.x) % kWarpgroupThreads;
+  bool first = true;
   for (int v = next_peer(p.sched, tile, w); v >= 0; v = next_peer(p.sched, tile, v)) {
     const int c = cta_slot(v, rank, cluster_m);
     if (t == 0) wait_flag(p.sk_flags + 2 * c + half, c, wgc);
     named_barrier_sync(kStreamKBarrier + static_cast<std::uint32_t>(wgc), kWarpgroupThreads);
+    if (first) trace(p, 1 + wgc, unit, 16);
+    first = false;
     const float4* in = slot_part<Cfg>(p, c, half) + t;
 #pragma unroll
     for (int j = 0; j < Cfg::kAccumulators / 4; ++j) {
@@ -340,9 +347,29 @@ __device__ __forceinline__ void add_peer_partials(float (&acc)[Cfg::kAccumulator
       acc[4 * j + 3] += x.w;
     }
   }
+  trace(p, 1 + wgc, unit, 17);
 }
 
 // ---- consumers: the unit loop -----------------------------------------------------------------
+
+// The epilogue of one half as D's type Out; D = A B (alpha 1, beta 0), the common case, without
+// the alpha multiply.
+template <class Out, class Cfg, bool kTma, bool kWithC>
+__device__ __forceinline__ void store_tile_as(const float (&acc)[Cfg::kAccumulators],
+                                              const Params& p, EpilogueTile tile,
+                                              unsigned char* epi,
+                                              Barrier (&c_bar)[Cfg::kEpiBuffers],
+                                              const TensorMap* map_c, const TensorMap* map_d,
+                                              int wgc, EpilogueState& es) {
+  constexpr int kN = Cfg::kBlockN, kBuf = Cfg::kEpiBuffers;
+  if constexpr (!kWithC) {
+    if (p.alpha == 1.0f) {
+      epilogue<Out, kN, kBuf, kTma, false, false>(acc, p, tile, epi, c_bar, map_c, map_d, wgc, es);
+      return;
+    }
+  }
+  epilogue<Out, kN, kBuf, kTma, kWithC>(acc, p, tile, epi, c_bar, map_c, map_d, wgc, es);
+}
 
 // The epilogue of one half for D's type (OutKind, a run-time choice: one kernel for all types).
 template <class Cfg, bool kTma, bool kWithC>
@@ -351,17 +378,16 @@ __device__ __forceinline__ void store_tile(const float (&acc)[Cfg::kAccumulators
                                            Barrier (&c_bar)[Cfg::kEpiBuffers],
                                            const TensorMap* map_c, const TensorMap* map_d, int wgc,
                                            EpilogueState& es) {
-  constexpr int kN = Cfg::kBlockN, kBuf = Cfg::kEpiBuffers;
   switch (p.out) {
     case OutKind::kBF16:
-      epilogue<__nv_bfloat16, kN, kBuf, kTma, kWithC>(acc, p, tile, epi, c_bar, map_c, map_d, wgc,
+      store_tile_as<__nv_bfloat16, Cfg, kTma, kWithC>(acc, p, tile, epi, c_bar, map_c, map_d, wgc,
                                                       es);
       break;
     case OutKind::kF16:
-      epilogue<__half, kN, kBuf, kTma, kWithC>(acc, p, tile, epi, c_bar, map_c, map_d, wgc, es);
+      store_tile_as<__half, Cfg, kTma, kWithC>(acc, p, tile, epi, c_bar, map_c, map_d, wgc, es);
       break;
     default:
-      epilogue<float, kN, kBuf, kTma, kWithC>(acc, p, tile, epi, c_bar, map_c, map_d, wgc, es);
+      store_tile_as<float, Cfg, kTma, kWithC>(acc, p, tile, epi, c_bar, map_c, map_d, wgc, es);
       break;
   }
 }
@@ -386,11 +412,11 @@ __device__ __forceinline__ void finish_unit(float (&acc)[Cfg::kHalves][Cfg::kAcc
     // still multicasts its half of B to the cluster's other CTA.
     if (tile.row0 >= p.m) break;
     if (u.kind == UnitKind::kPartial) {
-      publish_partial<Cfg>(acc[h], p, cta_slot(worker, rank, cluster_m), half, wgc);
+      publish_partial<Cfg>(acc[h], p, cta_slot(worker, rank, cluster_m), half, wgc, es.unit);
       continue;
     }
     if (u.kind == UnitKind::kFinish)
-      add_peer_partials<Cfg>(acc[h], p, u.tile, worker, rank, cluster_m, half, wgc);
+      add_peer_partials<Cfg>(acc[h], p, u.tile, worker, rank, cluster_m, half, wgc, es.unit);
     if (p.beta != 0.0f) {
       store_tile<Cfg, kTma, true>(acc[h], p, tile, epi, c_bar, map_c, map_d, wgc, es);
     } else {
@@ -447,11 +473,17 @@ __device__ __forceinline__ void consume(Pipeline<Cfg::kStages>& pipe, unsigned c
         pipe.consumer_wait(s);  // only to stamp when the unit's first stage is there
         trace(p, 1 + wgc, i, 2);
       }
-      // TMA path: output tile (tm, tn) now, off the epilogue's path (gemm_trace measured no
-      // change in the epilogue's entry, so these divisions were not what it waits for); the
-      // ordinary path, short of registers, computes it after the k-loop.
+      // TMA path: output tile (tm, tn) now, off the epilogue's path. Written here alone, ptxas
+      // sank the two divisions (I2F / MUFU.RCP chains) after the k-loop, into the epilogue's
+      // entry (SASS, 2026-11-24); ptx::fence_operand (an empty asm reading and writing them)
+      // has them computed before the k-loop's (volatile) wgmma asm and kept in two registers.
+      // The ordinary path, short of registers, computes them after the k-loop.
       int tm = 0, tn = 0;
-      if constexpr (kTma) tile_of(p, u.tile, rank, cluster_m, tm, tn);
+      if constexpr (kTma) {
+        tile_of(p, u.tile, rank, cluster_m, tm, tn);
+        ptx::fence_operand(tm);
+        ptx::fence_operand(tn);
+      }
       mainloop<Cfg, kF16, kA, kB, kTma>(
           acc, pipe, s, smem_base, first_atom, k_blocks, cluster_m, [&] {
             trace(p, 1 + wgc, i, 3);

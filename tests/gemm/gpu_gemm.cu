@@ -479,6 +479,19 @@ std::vector<Case> all_cases() {
           c.alpha = 1.25f, c.beta = -0.75f, c.c_mode = mode, c.quick = quick == 1;
           add(c, mode == CMode::kInPlace ? "beta-inplace" : "beta");
         }
+  // alpha != 1 with beta == 0: the epilogue's scaling path without C (alpha == 1, the default of
+  // the cases above and below, leaves the multiply out), every output type and configuration,
+  // both paths.
+  for (Path p : kPaths)
+    for (DataType out : kOut)
+      for (int config = 0; config < tma::ops::kNumGemmConfigs; ++config) {
+        Case c{};
+        c.m = 1000, c.n = 777, c.k = 1111;
+        c.a_layout = MatrixLayout::kRowMajor, c.b_layout = MatrixLayout::kColMajor;
+        c.ab = DataType::kBFloat16, c.out = out, c.path = p, c.tuning.config = config;
+        c.alpha = -2.5f, c.quick = config == 0;
+        add(c, "alpha");
+      }
   // K at and around one k-block; exact multiples of every tile.
   for (std::int64_t k : {40, 64, 65, 128})
     for (Path p : kPaths) {

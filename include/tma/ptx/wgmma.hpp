@@ -49,6 +49,13 @@ __device__ __forceinline__ void fence_operand(float& r) {
   asm volatile("" : "+f"(r)::"memory");
 }
 
+// The same for a 32-bit integer, without the memory clobber: `r` is computed before this point
+// and held in a register after it (ptxas can neither sink its computation below it nor redo the
+// computation later). No instruction is emitted.
+__device__ __forceinline__ void fence_operand(int& r) {
+  asm volatile("" : "+r"(r));
+}
+
 }  // namespace tma::ptx
 
 // The accumulator vector operands {%0, .., %(n-1)} of an mma_async with n f32 accumulators per
