@@ -225,11 +225,13 @@ inline int choose_stream_k_cluster_m(std::int64_t tiles_m) {
 // configuration, clusters by choose_stream_k_cluster_m) is predicted to take less than
 // kStreamKGain of its time by the cost model (gemm_schedule.hpp: stream_k_time, with the block
 // cost of its cluster size). Times in 128 x 256 k-block times (other tiles scaled by
-// tile_time). On the session-3 sweep (with config 3) the choices average 0.991 of each shape's
-// best variant (worst 0.934); before config 3, 0.985 on the second sweep
-// (tests/gemm/test_gemm_host.cpp pins them).
+// tile_time). Since the rotated k order (gemm_schedule.hpp: k_shift; session 6, 2026-11-24) a
+// split k-block costs ~1.1 with clusters of 2, and the refitted model splits wherever it
+// predicts any gain (kStreamKGain 1.0; it was 0.95 with the old costs): on that session's sweep
+// the choices average 0.995 of each shape's best variant (worst 0.957: 512 x 4096 x 11008);
+// before, 0.991 on the session-3 sweep (tests/gemm/test_gemm_host.cpp pins them).
 inline constexpr std::int32_t kMinStreamKBlocks = 32;
-inline constexpr double kStreamKGain = 0.95;
+inline constexpr double kStreamKGain = 1.0;
 
 // The caller's fixed choices (GemmTuning): config -1, cluster_m 0 and stream_k 0 leave them to the
 // heuristic; may_cluster = false (the ordinary path: no multicast) means clusters of 1.

@@ -26,7 +26,8 @@
 //
 // Work: each cluster (both its CTAs alike) walks its units of Params::sched (gemm_schedule.hpp):
 // whole tiles, and with stream-K pieces of split tiles: the producer loads the unit's k-blocks
-// (multicasting its half of B in a 2-CTA cluster, as for whole tiles), the consumers accumulate
+// (a split tile's in its rotated order, gemm_schedule.hpp: k_shift; multicasting its half of B
+// in a 2-CTA cluster, as for whole tiles), the consumers accumulate
 // them; a kPartial unit's sums go to the CTA's workspace slot (cta_slot; each consumer warpgroup
 // its 64 rows, then its flag: bar.sync of the warpgroup, one thread fence.acq_rel.gpu +
 // st.relaxed.gpu), a kFinish unit's finisher adds its peers' slots of the same cluster rank in
@@ -94,6 +95,7 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
     int tm, tn;
     tile_of(p, u.tile, rank, cluster_m, tm, tn);
     trace(p, 0, i, 0);
+    const int shift = k_shift(p.sched, u.tile);  // the tile's k order (gemm_schedule.hpp)
     for (int kb = u.kb_begin; kb < u.kb_end; ++kb) {
       pipe.producer_acquire(s);
       if (kb == u.kb_begin) trace(p, 0, i, 1);
@@ -102,7 +104,7 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
       pipe.template producer_commit<AtomBox, Cfg::kAtomsA + Cfg::kAtomsB>(s);
       unsigned char* a = smem + s.index * Cfg::kStageBytes;
       unsigned char* b = a + Cfg::kABytes;
-      const int k0 = kb * kBlockK;
+      const int k0 = rotated_k_block(p.sched, shift, kb) * kBlockK;
 #pragma unroll
       for (int j = 0; j < Cfg::kAtomsA; ++j) {
         std::int32_t c[2];
@@ -182,12 +184,14 @@ __device__ __forceinline__ void produce_ordinary(Pipeline<Cfg::kStages>& pipe, u
   while (next_unit(p.sched, cursor, u)) {
     int tm, tn;
     tile_of(p, u.tile, 0, 1, tm, tn);
+    const int shift = k_shift(p.sched, u.tile);  // the tile's k order (gemm_schedule.hpp)
     for (int kb = u.kb_begin; kb < u.kb_end; ++kb) {
       pipe.producer_acquire(s);
       const std::uint32_t a = base + s.index * Cfg::kStageBytes;
-      cp_async_tile<kA, Cfg::kAtomsA>(a, p.a, p.lda_bytes, p.m, p.k, tm * kBlockM, kb * kBlockK, t);
+      const int k0 = rotated_k_block(p.sched, shift, kb) * kBlockK;
+      cp_async_tile<kA, Cfg::kAtomsA>(a, p.a, p.lda_bytes, p.m, p.k, tm * kBlockM, k0, t);
       cp_async_tile<kB, Cfg::kAtomsB>(a + Cfg::kABytes, p.b, p.ldb_bytes, p.n, p.k,
-                                      tn * Cfg::kBlockN, kb * kBlockK, t);
+                                      tn * Cfg::kBlockN, k0, t);
       pipe.full(s).arrive_on_cp_async();
       s.advance();
     }

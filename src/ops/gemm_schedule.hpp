@@ -157,6 +157,49 @@ TMA_HOST_DEVICE inline std::int32_t next_peer(const Schedule& s, std::int32_t ti
   return -1;
 }
 
+// ---- the k order of a tile: which k-block an iteration loads ------------------------------------
+// A tile's k-blocks may be summed in any order; the stream-K tiles use one that keeps the workers'
+// loads aligned in time. Without it, worker w runs iteration sk_begin(w) + tau at time tau (in
+// k-blocks after the stream-K start), i.e. k-block (sk_begin(w) + tau) mod K: every worker at a
+// different k offset, so the tiles of one tile row (column) read their A (B) k-blocks at times
+// spread over the whole stream-K phase, and L2 must hold all of their A and B to serve the reuse
+// that a data-parallel wave gets for free (its tiles read the same k-block at the same time).
+// Rotated: iteration i of split tile t loads k-block (i mod K + shift(t)) mod K, with shift(t) =
+// -sk_begin(w) mod K for the worker w that runs the tile's last iteration. That worker then loads
+// k-block tau mod K at time tau, whichever tile it is in (for every tile its range covers
+// through its end: its first, partial tile and every whole one after it), so all of them read
+// the same k-block at the same time; the finish units (each range's last) run together too,
+// offset by the range length, and a tile's other contributors (tiles of 3 pieces) by multiples of
+// it. Every piece of a tile uses the tile's shift, so the pieces still cover k-blocks [0, K)
+// exactly once; the sum order changes, and stays fixed for a given schedule (deterministic).
+// Data-parallel tiles (all start at k-block 0 together) keep shift 0.
+
+// The worker whose stream-K range holds iteration i (0 <= i < sk_tiles x k_blocks).
+TMA_HOST_DEVICE inline std::int32_t sk_owner(const Schedule& s, std::int32_t i) {
+  const auto ui = static_cast<std::uint32_t>(i);
+  const auto q = static_cast<std::uint32_t>(s.sk_quot);
+  const auto r = static_cast<std::uint32_t>(s.sk_rem);
+  const std::uint32_t long_part = r * (q + 1);  // the first r workers run q + 1 iterations
+  if (ui < long_part) return static_cast<std::int32_t>(ui / (q + 1));
+  return static_cast<std::int32_t>(r + (ui - long_part) / q);  // q > 0 here: i < r when q == 0
+}
+
+// The rotation of tile `tile`'s k order (0 <= shift < k_blocks; 0 for data-parallel tiles).
+TMA_HOST_DEVICE inline std::int32_t k_shift(const Schedule& s, std::int32_t tile) {
+  if (tile < s.dp_tiles) return 0;
+  const std::int32_t last = (tile - s.dp_tiles + 1) * s.k_blocks - 1;
+  const auto begin = static_cast<std::uint32_t>(sk_begin(s, sk_owner(s, last)));
+  const auto k = static_cast<std::uint32_t>(s.k_blocks);
+  return static_cast<std::int32_t>((k - begin % k) % k);
+}
+
+// The k-block that iteration kb (0 <= kb < k_blocks) of a tile with rotation `shift` loads.
+TMA_HOST_DEVICE inline std::int32_t rotated_k_block(const Schedule& s, std::int32_t shift,
+                                                    std::int32_t kb) {
+  const std::int32_t x = kb + shift;
+  return x >= s.k_blocks ? x - s.k_blocks : x;
+}
+
 // ---- host: the decomposition and the heuristic -------------------------------------------------
 
 // The schedule of `tiles` tiles of k_blocks each over `workers` workers, split or not. Split: the
@@ -188,21 +231,20 @@ inline bool stream_k_fits(std::int32_t tiles, std::int32_t k_blocks, std::int32_
 // In k-block times of the tile in question, W workers, T tiles of K k-blocks:
 //   data-parallel  ceil(T / W) x K
 //   stream-K       (dp_tiles / W) x K + kStreamKBlockCost x ceil(sk_tiles K / W) + fixup,
-//   fixup = 2 (block_n / 256) x (1 + peers): writing one fp32 partial tile and reading `peers`
-//           of them (128 x 256 x 4 B = 128 KiB each, ~2 k-block times), peers = ceil(K / q)
-//           (q iterations a worker).
-// kStreamKBlockCost, measured (tma-bench gemm --sweep, H200, 2026-11-22, clusters of 1): fitted
-// per (shape, configuration) from the forced stream-K variant against data-parallel, a stream-K
-// k-block costs 1.1-2.1 data-parallel ones, not 1.0 as first assumed (median 1.57 for 128 x 256,
-// 1.32 for 128 x 128; 1.45-1.9 at K >= 7168, lower at K = 2048 where the data-parallel tiles pay
-// their un-overlapped epilogue; docs/perf-log.md). Why (a guess): the CTAs of a data-parallel
-// wave read the same A and B k-blocks at the same time, the stream-K ranges at staggered k
-// offsets. With 1.6, every swept shape's choice is within 3% of its best variant (so it is with
-// 1.5 .. 1.7 and kStreamKGain = 0.95). Clusters of 2 (B multicast, tma_cfgX_sk2, second sweep,
-// 2026-11-22): 1.3 fits best (choices at 0.985 of the best variant on average over 47 shapes,
-// docs/perf-log.md); B's halved traffic is most of the difference.
-inline constexpr double kStreamKBlockCost = 1.6;
-inline constexpr double kStreamKBlockCostCluster2 = 1.3;
+//   fixup = kStreamKHandoff (block_n / 256) x (1 + peers): writing one fp32 partial tile and
+//           reading `peers` of them, peers = ceil(K / q) (q iterations a worker).
+// Fitted to the sweep of 2026-11-24 (session 6: tma-bench gemm --no-ordinary --sweep --seed 11,
+// H200, 47 shapes, bench/results/h200-2026-11-24-s6-gemm-sweep.json), the first with the rotated
+// k order above. A split k-block costs 1.1 data-parallel ones with clusters of 2 and 1.5 with
+// clusters of 1 (no B multicast), and each partial tile written or read ~6 k-block times (the
+// handoff's ~5,400 / ~7,400 cycles measured by gemm_trace, docs/perf-log.md GEMM v1.6 item 5).
+// With these the choices average 0.995 of each shape's best variant (worst 0.957), against 0.986
+// for the previous constants (1.3, 1.6, 2 and kStreamKGain 0.95, fitted in 2026-11-22's sweeps,
+// when the unrotated k order made a split k-block of a long-K shape cost up to ~1.6: its DRAM
+// reads at 2048 x 4096 x 11008 were 905 MB against 288 MB rotated, ncu, same session).
+inline constexpr double kStreamKBlockCost = 1.5;
+inline constexpr double kStreamKBlockCostCluster2 = 1.1;
+inline constexpr double kStreamKHandoff = 6.0;
 
 // The data-parallel time in k-block times: whole waves of tiles.
 inline double data_parallel_time(std::int64_t tiles, std::int32_t k_blocks, std::int32_t workers) {
@@ -217,7 +259,7 @@ inline double stream_k_time(std::int32_t tiles, std::int32_t k_blocks, std::int3
   const std::int64_t iters = std::int64_t{s.sk_tiles} * k_blocks;
   const std::int64_t per_worker = (iters + workers - 1) / workers;
   const std::int64_t peers = (k_blocks + per_worker - 1) / per_worker;
-  const double partial_cost = 2.0 * block_n / 256.0;
+  const double partial_cost = kStreamKHandoff * block_n / 256.0;
   return static_cast<double>(s.dp_tiles / workers) * k_blocks +
          block_cost * static_cast<double>(per_worker) +
          partial_cost * static_cast<double>(1 + peers);
