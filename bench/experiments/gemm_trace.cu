@@ -105,9 +105,11 @@ int main(int argc, char** argv) {
   // Every unit (first and last included) by kind (point 13: (kind << 24) | k-blocks): its
   // first-stage wait, k-loop issue per k-block, drain and finish (handoff + epilogue).
   Mean k_first[3], k_per_kb[3], k_drain[3], k_finish[3];
-  // The stream-K handoff (points 14..17): a partial unit's stores (issue), then barrier + flag;
+  // The stream-K handoff (points 14..17): a partial unit's stores (issue), then the warpgroup's
+  // barrier (+ fence and flag on the ordinary path; TMA path: its arrive for the flag warp, and
+  // the flag warp's publication, role 0's point 14 + half, after that arrive);
   // a finish unit's wait for its first peer's flag, the peers' reads and adds, its epilogue.
-  Mean h_store, h_flag, h_wait, h_add, h_epi;
+  Mean h_store, h_flag, h_pub, h_wait, h_add, h_epi;
   long k_blocks_of[3] = {0, 0, 0};
   for (int cta = 0; cta < plan.ctas; ++cta) {
     for (int role = 1; role <= 2; ++role) {
@@ -126,6 +128,9 @@ int main(int argc, char** argv) {
         if (kind == 1 && at(cta, role, u, 15) != 0) {
           h_store.add(at(cta, role, u, 14) - at(cta, role, u, 4));
           h_flag.add(at(cta, role, u, 15) - at(cta, role, u, 14));
+          const int half = role - 1;  // cooperative: warpgroup w holds half w
+          if (!tma::ops::kGemmConfigs[plan.config].pingpong && at(cta, 0, u, 14 + half) != 0)
+            h_pub.add(at(cta, 0, u, 14 + half) - at(cta, role, u, 15));
         }
         if (kind == 2 && at(cta, role, u, 17) != 0) {
           if (at(cta, role, u, 16) != 0) {
@@ -224,8 +229,9 @@ int main(int argc, char** argv) {
   }
   if (h_store.count > 0 || h_epi.count > 0)
     std::printf(
-        "  handoff: partial: stores issued %.0f, barrier + flag %.0f; finish: first peer's flag "
-        "(incl. its wait) %.0f, peers read + added %.0f, epilogue %.0f cycles\n",
-        h_store.get(), h_flag.get(), h_wait.get(), h_add.get(), h_epi.get());
+        "  handoff: partial: stores issued %.0f, barrier (+ flag) %.0f, flag warp's flag %.0f "
+        "later; finish: first peer's flag (incl. its wait) %.0f, peers read + added %.0f, "
+        "epilogue %.0f cycles\n",
+        h_store.get(), h_flag.get(), h_pub.get(), h_wait.get(), h_add.get(), h_epi.get());
   return 0;
 }

@@ -56,10 +56,14 @@ TMA_HOST_DEVICE constexpr std::uint32_t stmatrix_row_offset(int t, int s) {
 }
 // Named barriers: 0 is __syncthreads; consumer warpgroup w syncs its epilogue on 1 + w and its
 // stream-K handoff (the flag poll, the slot writes) on 3 + w; ping-pong: warpgroup w waits for
-// its turn at the tensor cores on 5 + w (the other warpgroup arrives there).
+// its turn at the tensor cores on 5 + w (the other warpgroup arrives there). TMA path: the
+// warpgroup that wrote half h of a partial tile arrives on 7 + h, where the producer warpgroup's
+// flag warp (kFlagWarp) waits before it publishes the half (gemm_kernel.cuh: publish_flags).
 inline constexpr std::uint32_t kEpilogueBarrier = 1;
 inline constexpr std::uint32_t kStreamKBarrier = 3;
 inline constexpr std::uint32_t kOrderBarrier = 5;
+inline constexpr std::uint32_t kFlagBarrier = 7;
+inline constexpr int kFlagWarp = 1;  // of the producer warpgroup (TMA path: warp 0 loads)
 
 // The compiled configurations (kGemmConfigs in ops/gemm.hpp, by index) as types.
 template <int kIndex>

@@ -29,9 +29,11 @@
 // (a split tile's in its rotated order, gemm_schedule.hpp: k_shift; multicasting its half of B
 // in a 2-CTA cluster, as for whole tiles), the consumers accumulate
 // them; a kPartial unit's sums go to the CTA's workspace slot (cta_slot; each consumer warpgroup
-// its 64 rows, then its flag: bar.sync of the warpgroup, one thread fence.acq_rel.gpu +
-// st.relaxed.gpu), a kFinish unit's finisher adds its peers' slots of the same cluster rank in
-// worker order (one thread polls the peer's flag with ld.acquire.gpu, then bar.sync of the
+// its 64 rows, then its flag: TMA path, the warpgroup arrives on a named barrier and goes on while
+// the producer warpgroup's flag warp waits there and publishes it with fence.acq_rel.gpu +
+// st.relaxed.gpu; ordinary path, the warpgroup's bar.sync and one thread's fence + flag), a
+// kFinish unit's finisher adds its peers' slots of the same cluster rank in decreasing worker
+// order (one thread polls the peer's flag with ld.acquire.gpu, then bar.sync of the
 // warpgroup, then every thread ld.global.cg's its own accumulators' values) before the usual
 // epilogue.
 #pragma once
@@ -308,8 +310,13 @@ __device__ __forceinline__ float4* slot_part(const Params& p, int c, int half) {
 
 // All 128 threads of consumer warpgroup wgc: the partial sums of the tile's half `half` into
 // CTA slot c (cta_slot), then the half's flag. st.global.cg: the slot is read once, by another
-// SM, from L2.
-template <class Cfg>
+// SM, from L2. kFlagByWarp (TMA path): the warpgroup only arrives on kFlagBarrier + half and goes
+// on with its next unit; the producer warpgroup's flag warp publishes the half (publish_flags), so
+// the fence's wait for the stores to reach L2 (~1,900 cycles of a 96 KiB partial tile, gemm_trace,
+// docs/perf-log.md GEMM v1.8) runs under the next unit's k-loop. Otherwise (the ordinary path,
+// whose producer warpgroup is busy with copies) the warpgroup's bar.sync, then its leader's
+// fence and flag.
+template <class Cfg, bool kFlagByWarp>
 __device__ __forceinline__ void publish_partial(const float (&acc)[Cfg::kAccumulators],
                                                 const Params& p, int c, int half, int wgc,
                                                 int unit) {
@@ -321,21 +328,64 @@ __device__ __forceinline__ void publish_partial(const float (&acc)[Cfg::kAccumul
            make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]));
   }
   trace(p, 1 + wgc, unit, 14);
-  named_barrier_sync(kStreamKBarrier + static_cast<std::uint32_t>(wgc), kWarpgroupThreads);
-  if (t == 0) store_release_gpu(p.sk_flags + 2 * c + half, 1u);
+  if constexpr (kFlagByWarp) {
+    named_barrier_arrive(kFlagBarrier + static_cast<std::uint32_t>(half), kWarpgroupThreads + 32);
+  } else {
+    named_barrier_sync(kStreamKBarrier + static_cast<std::uint32_t>(wgc), kWarpgroupThreads);
+    if (t == 0) store_release_gpu(p.sk_flags + 2 * c + half, 1u);
+  }
   trace(p, 1 + wgc, unit, 15);
+}
+
+// The flag warp (warp kFlagWarp of the producer warpgroup, TMA path): publishes the CTA's partial
+// tile, if its worker has one (only the first unit of a stream-K range can be kPartial,
+// gemm_schedule.hpp), half by half: it waits on kFlagBarrier + half until the half's consumer
+// warpgroup has issued its slot stores (bar.arrive: release, bar.sync: acquire, at CTA scope),
+// then lane 0's fence.acq_rel.gpu + flag publishes them at gpu scope (cumulativity: the stores it
+// observed through the barrier; the same chain as the warpgroup's own bar.sync before). The halves
+// are those finish_unit publishes: rows below m (a CTA past the last tile row publishes none).
+// Trace builds stamp role 0's points 14 + half of the unit when a flag is set.
+__device__ __forceinline__ void publish_flags(const Params& p, int rank, int cluster_m) {
+  const int worker = static_cast<int>(blockIdx.x) / cluster_m;
+  Cursor cursor = schedule_start(p.sched, worker);
+  Unit u;
+  int i = 0;
+  bool partial = false;
+  for (; next_unit(p.sched, cursor, u); ++i) {
+    if (u.kind == UnitKind::kPartial) {
+      partial = true;
+      break;
+    }
+    if (u.tile >= p.sched.dp_tiles) break;  // the range starts at a tile's k-block 0
+  }
+  if (!partial) return;
+  int tm, tn;
+  tile_of(p, u.tile, rank, cluster_m, tm, tn);
+  const int c = cta_slot(worker, rank, cluster_m);
+  const bool lane0 = threadIdx.x % 32 == 0;
+  for (int half = 0; half < kBlockM / 64; ++half) {
+    if (tm * kBlockM + 64 * half >= p.m) break;
+    named_barrier_sync(kFlagBarrier + static_cast<std::uint32_t>(half), kWarpgroupThreads + 32);
+    if (lane0) store_release_gpu(p.sk_flags + 2 * c + half, 1u);
+    if constexpr (TMA_GEMM_TRACE != 0) {
+      if (lane0 && i < kTraceUnits)
+        p.trace[trace_slot(static_cast<int>(blockIdx.x), 0, i, 14 + half)] = clock64();
+    }
+  }
+  (void)tn;
 }
 
 // All 128 threads of a finisher warpgroup wgc of worker w's CTA of rank `rank`: adds the partial
 // sums of half `half` of split tile `tile`'s peers (their CTAs of the same rank: the same rows),
-// in worker order (a fixed order: the same sums every run), to its own.
+// in decreasing worker order (gemm_schedule.hpp: last_peer; a fixed order: the same sums every
+// run), to its own.
 template <class Cfg>
 __device__ __forceinline__ void add_peer_partials(float (&acc)[Cfg::kAccumulators], const Params& p,
                                                   int tile, int w, int rank, int cluster_m,
                                                   int half, int wgc, int unit) {
   const int t = static_cast<int>(threadIdx.x) % kWarpgroupThreads;
   bool first = true;
-  for (int v = next_peer(p.sched, tile, w); v >= 0; v = next_peer(p.sched, tile, v)) {
+  for (int v = last_peer(p.sched, tile, w); v >= 0; v = prev_peer(p.sched, w, v)) {
     const int c = cta_slot(v, rank, cluster_m);
     if (t == 0) wait_flag(p.sk_flags + 2 * c + half, c, wgc);
     named_barrier_sync(kStreamKBarrier + static_cast<std::uint32_t>(wgc), kWarpgroupThreads);
@@ -416,7 +466,7 @@ __device__ __forceinline__ void finish_unit(float (&acc)[Cfg::kHalves][Cfg::kAcc
     // still multicasts its half of B to the cluster's other CTA.
     if (tile.row0 >= p.m) break;
     if (u.kind == UnitKind::kPartial) {
-      publish_partial<Cfg>(acc[h], p, cta_slot(worker, rank, cluster_m), half, wgc, es.unit);
+      publish_partial<Cfg, kTma>(acc[h], p, cta_slot(worker, rank, cluster_m), half, wgc, es.unit);
       continue;
     }
     if (u.kind == UnitKind::kFinish)
@@ -561,6 +611,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     if constexpr (kTma) {
       if (threadIdx.x == 0)
         produce_tma<Cfg, kA, kB>(pipe, smem, &map_a, &map_b, p, rank, cluster_m);
+      if (p.sched.sk_tiles > 0 && static_cast<int>(threadIdx.x) / 32 == kFlagWarp)
+        publish_flags(p, rank, cluster_m);
     } else {
       produce_ordinary<Cfg, kA, kB>(pipe, smem, p);
     }

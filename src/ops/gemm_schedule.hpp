@@ -16,9 +16,10 @@
 //       kWhole    k-blocks [0, K): computed and stored like a data-parallel tile;
 //       kPartial  k-blocks [b, e) with b > 0: the partial sum goes to the CTA's fp32 slot of
 //                 the workspace, then the CTA's flag is set ("contributor");
-//       kFinish   k-blocks [0, e) with e < K: the CTA adds its peers' slots (next_peer: the
-//                 workers after it whose ranges start inside the tile, in increasing order, a
-//                 fixed order: deterministic results) to its own sum, then stores the tile.
+//       kFinish   k-blocks [0, e) with e < K: the CTA adds its peers' slots (the workers
+//                 after it whose ranges start inside the tile, last_peer / prev_peer: in
+//                 decreasing order, a fixed order: deterministic results) to its own sum, then
+//                 stores the tile.
 //     Exactly one worker finishes each split tile: the one whose range holds the tile's k-block 0.
 //
 // Clusters of 2 (cluster_m = 2): the worker is the cluster. Both CTAs walk the same units with the
@@ -198,6 +199,32 @@ TMA_HOST_DEVICE inline std::int32_t rotated_k_block(const Schedule& s, std::int3
                                                     std::int32_t kb) {
   const std::int32_t x = kb + shift;
   return x >= s.k_blocks ? x - s.k_blocks : x;
+}
+
+// ---- the finisher's peers, in the order it adds them -------------------------------------------
+// Decreasing worker order. Why: the last peer's piece is the first unit of its range and runs to
+// the tile's end, so it is done early in the stream-K phase; a peer whose whole range lies inside
+// the tile (tiles of 3 or more pieces: ranges shorter than K) works until the end of the phase,
+// like the finisher itself, and then still writes its partial tile and sets its flag (gemm_trace,
+// 1024 x 2112 x 7168: ~4,700 cycles). In increasing order the finisher waited for that peer
+// first and read the ready one after it; in decreasing order that read runs while the late peer
+// writes.
+
+// The finisher w's last peer for split tile `tile` (raster index): the worker holding the tile's
+// last iteration, or -1 when that is w itself (no peer).
+TMA_HOST_DEVICE inline std::int32_t last_peer(const Schedule& s, std::int32_t tile,
+                                              std::int32_t w) {
+  const std::int32_t owner = sk_owner(s, (tile - s.dp_tiles + 1) * s.k_blocks - 1);
+  return owner > w ? owner : -1;
+}
+
+// The peer before peer v (> w) of finisher w: the next lower worker above w with a non-empty
+// range (every worker between w and the last peer starts inside the tile), or -1.
+TMA_HOST_DEVICE inline std::int32_t prev_peer(const Schedule& s, std::int32_t w, std::int32_t v) {
+  for (--v; v > w; --v) {
+    if (sk_begin(s, v + 1) > sk_begin(s, v)) return v;  // an empty range has no piece
+  }
+  return -1;
 }
 
 // ---- host: the decomposition and the heuristic -------------------------------------------------

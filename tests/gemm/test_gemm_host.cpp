@@ -417,7 +417,9 @@ void check_schedule(std::int32_t tiles, std::int32_t k, std::int32_t workers, bo
       const std::int32_t shift = sk::k_shift(s, u.tile);
       ASSERT_GE(shift, 0);
       ASSERT_LT(shift, k);
-      if (u.tile < s.dp_tiles) ASSERT_EQ(shift, 0) << "data-parallel tile " << u.tile;
+      if (u.tile < s.dp_tiles) {
+        ASSERT_EQ(shift, 0) << "data-parallel tile " << u.tile;
+      }
       for (std::int32_t kb = u.kb_begin; kb < u.kb_end; ++kb) {
         const std::int32_t loads = sk::rotated_k_block(s, shift, kb);
         ASSERT_GE(loads, 0);
@@ -451,6 +453,11 @@ void check_schedule(std::int32_t tiles, std::int32_t k, std::int32_t workers, bo
       peers.push_back(v);
     ASSERT_EQ(peers, c) << "tile " << t;
     ASSERT_GT(c.front(), f) << "a finisher waits only for workers after it";
+    // The kernel's order (last_peer, prev_peer): the same peers, decreasing.
+    std::vector<std::int32_t> down;
+    for (std::int32_t v = sk::last_peer(s, t, f); v >= 0; v = sk::prev_peer(s, f, v))
+      down.push_back(v);
+    ASSERT_EQ(down, std::vector<std::int32_t>(c.rbegin(), c.rend())) << "tile " << t;
   }
   for (std::int32_t t = 0; t < tiles; ++t) {
     if (finisher[static_cast<std::size_t>(t)] >= 0) {

@@ -1,0 +1,260 @@
+#!/usr/bin/env python3
+"""Scores (and refits) the GEMM plan heuristic against a `tma-bench gemm --sweep` record.
+
+    python3 bench/fit_plan.py SWEEP.json [--block-cost2 X] [--block-cost1 X] [--handoff X]
+                                         [--gain X] [--grid] [--top N]
+
+SWEEP.json is what `tma-bench gemm --no-ordinary --sweep --json SWEEP.json` wrote: every shape
+timed with every variant (tma_cfgC_clK: configuration C data-parallel in clusters of K;
+tma_cfgC_sk / _sk2: split, clusters of 1 / 2) next to cuBLASLt and the heuristic's own choice
+("tma").
+
+The script holds a replica of the plan (src/ops/gemm_config.hpp: choose_config,
+choose_cluster_m, choose_stream_k_cluster_m, choose_plan; src/ops/gemm_schedule.hpp:
+make_schedule, stream_k_fits, data_parallel_time, stream_k_time) with the cost constants as
+parameters (defaults: the ones in the source). It prints
+
+  - for each shape the replica's choice, the variant that was fastest, and the choice's time as a
+    fraction of the fastest ("quality"); with the constants of the binary that ran the sweep, the
+    replica's choices must be the ones that binary made (its "tma" entry's detail): the script
+    checks that and says where they differ (then the replica is out of date: fix it first);
+  - the mean quality, and the geomean ratio to cuBLASLt that the choices would give on the two
+    sets of the GEMM target (squares >= 2048; LLM shapes with M >= 1024), next to the same for
+    the best variant of every shape (the oracle: what any plan could reach on this sweep);
+  - with --grid, the constants on a grid ranked by mean quality.
+
+--check exits 1 when a choice differs from the binary's (the CPU tests run it on the recorded
+sweeps of sessions 6 and 7, each with its binary's constants).
+
+The record's "tma" entry may come from a binary with other constants than the current source
+(e.g. a sweep run before a refit): pass that binary's constants to check the replica, then the
+new ones to score them. Session 6's sweep (bench/results/h200-2026-11-24-s6-gemm-sweep.json) ran
+with --block-cost2 1.3 --block-cost1 1.6 --handoff 2 --gain 0.95.
+"""
+
+import argparse
+import itertools
+import json
+import math
+import re
+import sys
+
+# src/ops/gemm_config.hpp and include/tma/ops/gemm.hpp (kGemmConfigs: block_n, ping-pong).
+BLOCK_M = 128
+BLOCK_K = 64
+CONFIG_BLOCK_N = [256, 128, 128, 192]
+CONFIG_PINGPONG = [False, False, True, False]
+CONFIG_192 = 3
+NARROW_TILE_TIME = 0.64
+TILE192_TIME = 0.75
+TILE192_GAIN = 0.95
+MIN_STREAM_K_BLOCKS = 32
+# The cost constants (gemm_schedule.hpp, gemm_config.hpp) as the source has them now.
+DEFAULTS = {"block_cost2": 1.1, "block_cost1": 1.5, "handoff": 6.0, "gain": 1.0}
+
+
+def cdiv(a, b):
+    return -(-a // b)
+
+
+def tile_time(config):
+    bn = CONFIG_BLOCK_N[config]
+    return 1.0 if bn == 256 else TILE192_TIME if bn == 192 else NARROW_TILE_TIME
+
+
+def choose_config(m, n, sms):
+    def time(config):
+        tiles = cdiv(m, BLOCK_M) * cdiv(n, CONFIG_BLOCK_N[config])
+        return cdiv(tiles, sms) * tile_time(config)
+
+    wide_or_narrow = 1 if time(1) < time(0) else 0
+    return CONFIG_192 if time(CONFIG_192) < TILE192_GAIN * time(wide_or_narrow) else wide_or_narrow
+
+
+def choose_cluster_m(tiles_m, tiles_n, sms):
+    if tiles_m < 2:
+        return 1
+    pairs = max(sms // 2, 1)
+    waves1 = cdiv(tiles_m * tiles_n, sms)
+    waves2 = cdiv(cdiv(tiles_m, 2) * tiles_n, pairs)
+    return 2 if waves2 <= waves1 else 1
+
+
+def choose_stream_k_cluster_m(tiles_m):
+    return 2 if tiles_m >= 2 and (tiles_m % 2 == 0 or tiles_m >= 8) else 1
+
+
+def sk_tiles_of(tiles, workers):
+    full, rem = divmod(tiles, workers)
+    return workers if rem == 0 else rem + (workers if full >= 1 else 0)
+
+
+def stream_k_fits(tiles, k_blocks, workers):
+    return sk_tiles_of(tiles, workers) * k_blocks + k_blocks < 2**31
+
+
+def data_parallel_time(tiles, k_blocks, workers):
+    return cdiv(tiles, workers) * k_blocks
+
+
+def stream_k_time(tiles, k_blocks, workers, block_n, block_cost, handoff):
+    sk_tiles = sk_tiles_of(tiles, workers)
+    dp_tiles = tiles - sk_tiles
+    per_worker = cdiv(sk_tiles * k_blocks, workers)
+    peers = cdiv(k_blocks, per_worker)
+    partial_cost = handoff * block_n / 256.0
+    return (dp_tiles // workers) * k_blocks + block_cost * per_worker + partial_cost * (1 + peers)
+
+
+def choose_plan(m, n, k, sms, c):
+    """(config, cluster_m, split) for the default request (every choice to the heuristic)."""
+    tiles_m = cdiv(m, BLOCK_M)
+    k_blocks = cdiv(k, BLOCK_K)
+
+    def tiles_n(config):
+        return cdiv(n, CONFIG_BLOCK_N[config])
+
+    dp_config = choose_config(m, n, sms)
+    dp = (dp_config, choose_cluster_m(tiles_m, tiles_n(dp_config), sms), False)
+    if k_blocks < MIN_STREAM_K_BLOCKS:
+        return dp
+
+    def tiles_of(plan):
+        return cdiv(tiles_m, plan[1]) * tiles_n(plan[0])
+
+    def workers_of(plan):
+        return max(sms // plan[1], 1)
+
+    t_dp = tile_time(dp[0]) * data_parallel_time(tiles_of(dp), k_blocks, workers_of(dp))
+    best, t_best = dp, c["gain"] * t_dp
+    for config in (0, 1, CONFIG_192):
+        sk = (config, choose_stream_k_cluster_m(tiles_m), True)
+        sk_tiles = tiles_of(sk)
+        if sk_tiles > 2**30 or not stream_k_fits(sk_tiles, k_blocks, workers_of(sk)):
+            continue
+        cost = c["block_cost2"] if sk[1] == 2 else c["block_cost1"]
+        t_sk = tile_time(config) * stream_k_time(sk_tiles, k_blocks, workers_of(sk),
+                                                 CONFIG_BLOCK_N[config], cost, c["handoff"])
+        if t_sk < t_best:
+            best, t_best = sk, t_sk
+    return best
+
+
+def variant_name(plan):
+    config, cluster_m, split = plan
+    if split:
+        return "tma_cfg%d_%s" % (config, "sk2" if cluster_m == 2 else "sk")
+    return "tma_cfg%d_cl%d" % (config, cluster_m)
+
+
+DETAIL = re.compile(r"config (\d+) .*?cluster (\d+), .*?(data-parallel|stream-K)")
+
+
+def recorded_plan(detail):
+    match = DETAIL.search(detail)
+    if not match:
+        return None
+    return int(match.group(1)), int(match.group(2)), match.group(3) == "stream-K"
+
+
+def load(path):
+    with open(path) as f:
+        record = json.load(f)
+    shapes = []
+    for case in record["cases"]:
+        imps = case["implementations"]
+        times = {name: imp["median_ms"] for name, imp in imps.items()
+                 if name.startswith("tma_cfg") and imp.get("median_ms")}
+        if not times or "cublasLt" not in imps or "tma" not in imps:
+            continue
+        shapes.append({
+            "m": case["m"], "n": case["n"], "k": case["k"], "times": times,
+            "cublas": imps["cublasLt"]["median_ms"],
+            "recorded": recorded_plan(imps["tma"].get("detail", "")),
+        })
+    return record["gpu"]["sm_count"], shapes
+
+
+def in_target(s):
+    square = s["m"] == s["n"] == s["k"]
+    return (square and s["m"] >= 2048) or (not square and s["m"] >= 1024)
+
+
+def score(shapes, sms, c):
+    """Mean quality, and geomean ratios to cuBLASLt (squares, LLM) of the choices and the oracle."""
+    quality, ours, oracle = [], {True: [], False: []}, {True: [], False: []}
+    for s in shapes:
+        chosen = s["times"].get(variant_name(choose_plan(s["m"], s["n"], s["k"], sms, c)))
+        best = min(s["times"].values())
+        if chosen is None:
+            return None
+        quality.append(best / chosen)
+        if in_target(s):
+            square = s["m"] == s["n"] == s["k"]
+            ours[square].append(s["cublas"] / chosen)
+            oracle[square].append(s["cublas"] / best)
+
+    def gm(xs):
+        return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
+
+    return (sum(quality) / len(quality), min(quality), gm(ours[True]), gm(ours[False]),
+            gm(oracle[True]), gm(oracle[False]))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("sweep")
+    for key, value in DEFAULTS.items():
+        ap.add_argument("--" + key.replace("_", "-"), type=float, default=value)
+    ap.add_argument("--grid", action="store_true", help="rank constants on a grid")
+    ap.add_argument("--check", action="store_true",
+                    help="exit 1 unless every choice is the binary's (pass its constants)")
+    ap.add_argument("--top", type=int, default=10)
+    args = ap.parse_args()
+    c = {key: getattr(args, key) for key in DEFAULTS}
+    sms, shapes = load(args.sweep)
+    if not shapes:
+        sys.exit("fit_plan: no swept shapes in %s (run tma-bench gemm --sweep)" % args.sweep)
+
+    print("constants: %s; %d shapes, %d SMs" % (c, len(shapes), sms))
+    mismatches = 0
+    for s in shapes:
+        plan = choose_plan(s["m"], s["n"], s["k"], sms, c)
+        best = min(s["times"], key=s["times"].get)
+        chosen = s["times"].get(variant_name(plan))
+        same = s["recorded"] == plan
+        mismatches += not same
+        print("  %5d x %5d x %5d  choice %-13s best %-13s quality %.3f%s" % (
+            s["m"], s["n"], s["k"], variant_name(plan), best,
+            s["times"][best] / chosen if chosen else float("nan"),
+            "" if same else "  (the binary chose %s)" % (
+                variant_name(s["recorded"]) if s["recorded"] else "?")))
+    q, q_min, sq, llm, o_sq, o_llm = score(shapes, sms, c)
+    print("quality: mean %.4f, worst %.3f; vs cuBLASLt (geomean): squares >= 2048 %.3f, LLM "
+          "M >= 1024 %.3f; best variant of every shape: %.3f / %.3f" % (
+              q, q_min, sq, llm, o_sq, o_llm))
+    if mismatches:
+        print("%d of %d choices differ from the binary's: with the constants that binary was "
+              "built with, that means the replica is out of date" % (mismatches, len(shapes)))
+        if args.check:
+            sys.exit(1)
+
+    if args.grid:
+        grid = {
+            "block_cost2": [1.0, 1.05, 1.1, 1.15, 1.2, 1.3],
+            "block_cost1": [1.3, 1.4, 1.5, 1.6],
+            "handoff": [2.0, 3.0, 4.0, 5.0, 6.0, 8.0],
+            "gain": [0.95, 0.98, 1.0],
+        }
+        results = []
+        for values in itertools.product(*grid.values()):
+            cc = dict(zip(grid.keys(), values))
+            results.append((score(shapes, sms, cc), cc))
+        results.sort(key=lambda r: -r[0][0])
+        print("grid (%d points), best by mean quality:" % len(results))
+        for (q, q_min, sq, llm, _, _), cc in results[:args.top]:
+            print("  %.4f (worst %.3f; squares %.3f, LLM %.3f)  %s" % (q, q_min, sq, llm, cc))
+
+
+if __name__ == "__main__":
+    main()
