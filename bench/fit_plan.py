@@ -24,7 +24,9 @@ parameters (defaults: the ones in the source). It prints
   - with --grid, the constants on a grid ranked by mean quality.
 
 --check exits 1 when a choice differs from the binary's (the CPU tests run it on the recorded
-sweeps of sessions 6 and 7, each with its binary's constants).
+sweeps of sessions 6 and 7, each with its binary's constants). Those tests compare the replica
+with recorded binaries: a later change to the C++ plan shows here only once a sweep of the new
+binary is recorded, so change both together.
 
 The record's "tma" entry may come from a binary with other constants than the current source
 (e.g. a sweep run before a refit): pass that binary's constants to check the replica, then the

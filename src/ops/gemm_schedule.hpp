@@ -34,7 +34,9 @@
 // No deadlock, no long waits: a kPartial unit can only be the FIRST unit of a worker's range
 // (every later unit starts at a tile boundary, k-block 0) and a kFinish unit only the LAST (it
 // ends inside the tile, so the range ends there). So every CTA sets its flag (if any) before it
-// waits for any flag, and it waits only for CTAs of workers with larger indices. With clusters:
+// waits for any flag, and it waits only for CTAs of workers with larger indices. (On the TMA path
+// the flag is set by a spare producer warp once the consumers have issued the slot's stores,
+// gemm_kernel.cuh: publish_flags; it waits for nothing else, so the same holds.) With clusters:
 // the two CTAs of a cluster also wait for each other, but only inside the k-loops (pipeline
 // stages filled and released by both), never for a flag there: a CTA's flag waits come after its
 // last k-loop, when it has released every stage its peer needs and its producer has issued every
