@@ -337,6 +337,14 @@ __device__ __forceinline__ void publish_partial(const float (&acc)[Cfg::kAccumul
   trace(p, 1 + wgc, unit, 15);
 }
 
+// The first row of half `half` (64 rows) of tile row tm. A half whose first row is >= m has
+// nothing to store or hand over; finish_unit (the consumers) and publish_flags (the flag warp)
+// skip the same halves by this one rule, or a flag warp would wait for an arrival that never
+// comes.
+__device__ __forceinline__ int half_row0(int tm, int half) {
+  return tm * kBlockM + 64 * half;
+}
+
 // The flag warp (warp kFlagWarp of the producer warpgroup, TMA path): publishes the CTA's partial
 // tile, if its worker has one (only the first unit of a stream-K range can be kPartial,
 // gemm_schedule.hpp), half by half: it waits on kFlagBarrier + half until the half's consumer
@@ -364,7 +372,7 @@ __device__ __forceinline__ void publish_flags(const Params& p, int rank, int clu
   const int c = cta_slot(worker, rank, cluster_m);
   const bool lane0 = threadIdx.x % 32 == 0;
   for (int half = 0; half < kBlockM / 64; ++half) {
-    if (tm * kBlockM + 64 * half >= p.m) break;
+    if (half_row0(tm, half) >= p.m) break;
     named_barrier_sync(kFlagBarrier + static_cast<std::uint32_t>(half), kWarpgroupThreads + 32);
     if (lane0) store_release_gpu(p.sk_flags + 2 * c + half, 1u);
     if constexpr (TMA_GEMM_TRACE != 0) {
@@ -459,7 +467,7 @@ __device__ __forceinline__ void finish_unit(float (&acc)[Cfg::kHalves][Cfg::kAcc
 #pragma unroll
   for (int h = 0; h < Cfg::kHalves; ++h) {
     const int half = first_atom + h;  // rows 64 half .. 64 half + 63 of the tile
-    const EpilogueTile tile{tm * kBlockM + 64 * half, tn * Cfg::kBlockN};
+    const EpilogueTile tile{half_row0(tm, half), tn * Cfg::kBlockN};
     // A cluster's second CTA past the last tile row, or a half's rows past m: nothing to store;
     // nor, with stream-K, to hand over (contributor and finisher CTAs have the same rank, so the
     // same tile row, and skip the same rows). The k-loop ran regardless: the CTA's producer
