@@ -31,7 +31,9 @@ binary is recorded, so change both together.
 The record's "tma" entry may come from a binary with other constants than the current source
 (e.g. a sweep run before a refit): pass that binary's constants to check the replica, then the
 new ones to score them. Session 6's sweep (bench/results/h200-2026-11-24-s6-gemm-sweep.json) ran
-with --block-cost2 1.3 --block-cost1 1.6 --handoff 2 --gain 0.95.
+with --block-cost2 1.3 --block-cost1 1.6 --handoff 2 --gain 0.95. The binaries of sessions 6 and
+7 had the first 4 configurations (--configs 4); session 8 added the widths 224, 240 and 176
+(--configs 7, the default).
 """
 
 import argparse
@@ -44,13 +46,16 @@ import sys
 # src/ops/gemm_config.hpp and include/tma/ops/gemm.hpp (kGemmConfigs: block_n, ping-pong).
 BLOCK_M = 128
 BLOCK_K = 64
-CONFIG_BLOCK_N = [256, 128, 128, 192]
-CONFIG_PINGPONG = [False, False, True, False]
-CONFIG_192 = 3
+CONFIG_BLOCK_N = [256, 128, 128, 192, 224, 240, 176]
+CONFIG_PINGPONG = [False, False, True, False, False, False, False]
+FIT_CONFIGS = [3, 4, 5, 6]  # gemm_config.hpp: kFitConfigs
 NARROW_TILE_TIME = 0.64
 TILE192_TIME = 0.75
-TILE192_GAIN = 0.95
+TILE_FIT_GAIN = 0.95
+TILE176_RATE = 0.95
 MIN_STREAM_K_BLOCKS = 32
+# How many configurations the binary had (--configs): the plan considers only those.
+CONFIGS = [len(CONFIG_BLOCK_N)]
 # The cost constants (gemm_schedule.hpp, gemm_config.hpp) as the source has them now.
 DEFAULTS = {"block_cost2": 1.1, "block_cost1": 1.5, "handoff": 6.0, "gain": 1.0}
 
@@ -61,7 +66,13 @@ def cdiv(a, b):
 
 def tile_time(config):
     bn = CONFIG_BLOCK_N[config]
-    return 1.0 if bn == 256 else TILE192_TIME if bn == 192 else NARROW_TILE_TIME
+    if bn in (256, 192, 128):
+        return 1.0 if bn == 256 else TILE192_TIME if bn == 192 else NARROW_TILE_TIME
+    return bn / 256.0 / (TILE176_RATE if bn == 176 else 1.0)
+
+
+def fit_configs():
+    return [c for c in FIT_CONFIGS if c < CONFIGS[0]]
 
 
 def choose_config(m, n, sms):
@@ -69,8 +80,12 @@ def choose_config(m, n, sms):
         tiles = cdiv(m, BLOCK_M) * cdiv(n, CONFIG_BLOCK_N[config])
         return cdiv(tiles, sms) * tile_time(config)
 
-    wide_or_narrow = 1 if time(1) < time(0) else 0
-    return CONFIG_192 if time(CONFIG_192) < TILE192_GAIN * time(wide_or_narrow) else wide_or_narrow
+    best = 1 if time(1) < time(0) else 0
+    t_best = TILE_FIT_GAIN * time(best)
+    for config in fit_configs():
+        if time(config) < t_best:
+            best, t_best = config, time(config)
+    return best
 
 
 def choose_cluster_m(tiles_m, tiles_n, sms):
@@ -129,7 +144,7 @@ def choose_plan(m, n, k, sms, c):
 
     t_dp = tile_time(dp[0]) * data_parallel_time(tiles_of(dp), k_blocks, workers_of(dp))
     best, t_best = dp, c["gain"] * t_dp
-    for config in (0, 1, CONFIG_192):
+    for config in [0, 1] + fit_configs():
         sk = (config, choose_stream_k_cluster_m(tiles_m), True)
         sk_tiles = tiles_of(sk)
         if sk_tiles > 2**30 or not stream_k_fits(sk_tiles, k_blocks, workers_of(sk)):
@@ -212,7 +227,10 @@ def main():
     ap.add_argument("--check", action="store_true",
                     help="exit 1 unless every choice is the binary's (pass its constants)")
     ap.add_argument("--top", type=int, default=10)
+    ap.add_argument("--configs", type=int, default=len(CONFIG_BLOCK_N),
+                    help="configurations the sweep's binary had (4 before session 8)")
     args = ap.parse_args()
+    CONFIGS[0] = args.configs
     c = {key: getattr(args, key) for key in DEFAULTS}
     sms, shapes = load(args.sweep)
     if not shapes:

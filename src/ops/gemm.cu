@@ -9,7 +9,8 @@
 //   B row-major (n contiguous)           MN-major: TMA box {64 n, 64 k}  -> tnspB = 1
 // Each box is 64 x 128 B with SWIZZLE_128B, which is exactly the canonical 128B-swizzled layout
 // wgmma reads (device/wgmma_desc.hpp proves it at compile time; tests/gemm checks it against the
-// reference model).
+// reference model). A tile width that is not a multiple of 64 (gemm_config_needs_k_major_b) loads
+// its K-major B as one box of {64 k, block_n / cluster_m n}: the same layout, rows 128 B apart.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -180,6 +181,11 @@ void check_args(const GemmArgs& g, Path path, const GemmTuning& t) {
                   " is negative: use 0 (choose) or a group of >= 1 tile rows"));
   if (t.max_ctas < 0)
     fail(kOp, cat("tuning.max_ctas = ", t.max_ctas, " is negative: use 0 (no cap) or >= 1"));
+  if (t.config >= 0 && gemm_config_needs_k_major_b(kGemmConfigs[t.config]) &&
+      g.b_layout != MatrixLayout::kColMajor)
+    fail(kOp, cat("tuning.config = ", t.config, " (128 x ", kGemmConfigs[t.config].block_n,
+                  " tiles) needs B column-major (K-major tiles: block_n is not a multiple of the "
+                  "64-column atoms a row-major B is loaded in); use another configuration or -1"));
   if (t.stream_k < 0 || t.stream_k > 2)
     fail(kOp, cat("tuning.stream_k = ", t.stream_k,
                   " is not 0 (choose), 1 (off: data-parallel tiles) or 2 (on: split the last "
@@ -206,9 +212,10 @@ void check_args(const GemmArgs& g, Path path, const GemmTuning& t) {
   }
 }
 
-// The tiled-mode map of a 16-bit operand, loaded in 64 x 64 atoms (SwizzledTile128).
+// The tiled-mode map of a 16-bit operand, loaded in 64 x 64 atoms (SwizzledTile128), or (K-major
+// only) in boxes of 64 k x `rows` rows of MN (a row-box B: rows = block_n / cluster_m).
 TensorMapSpec operand_spec(DataType dt, const void* p, MatrixMajor major, std::int64_t mn,
-                           std::int64_t k, std::int64_t ld) {
+                           std::int64_t k, std::int64_t ld, int rows = 64) {
   TensorMapSpec s;
   s.dtype = dt;
   s.rank = 2;
@@ -217,16 +224,17 @@ TensorMapSpec operand_spec(DataType dt, const void* p, MatrixMajor major, std::i
   s.dims_inner_first = {static_cast<std::uint64_t>(k_major ? k : mn),
                         static_cast<std::uint64_t>(k_major ? mn : k), 0, 0, 0};
   s.strides_bytes_inner_first = {0, static_cast<std::uint64_t>(ld) * 2, 0, 0, 0};
-  s.box_inner_first = {64, 64, 0, 0, 0};
+  s.box_inner_first = {64, static_cast<std::uint32_t>(rows), 0, 0, 0};
   s.swizzle = Swizzle::k128B;
   s.l2_promotion = L2Promotion::k256B;
   return s;
 }
 
 // The map of C or D (row-major m x n): boxes of one 128 B swizzle row x 64 rows (the epilogue's
-// chunks).
+// chunks), or of `cols` columns x 64 rows (a tile's last, narrower chunk; rows padded to the
+// swizzle span in shared memory).
 TensorMapSpec output_spec(DataType dt, const void* p, std::int64_t m, std::int64_t n,
-                          std::int64_t ld) {
+                          std::int64_t ld, int cols = 0) {
   const int e = element_bytes(dt);
   TensorMapSpec s;
   s.dtype = dt;
@@ -234,13 +242,19 @@ TensorMapSpec output_spec(DataType dt, const void* p, std::int64_t m, std::int64
   s.address = p;
   s.dims_inner_first = {static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(m), 0, 0, 0};
   s.strides_bytes_inner_first = {0, static_cast<std::uint64_t>(ld) * e, 0, 0, 0};
-  s.box_inner_first = {static_cast<std::uint32_t>(128 / e), 64, 0, 0, 0};
+  s.box_inner_first = {static_cast<std::uint32_t>(cols > 0 ? cols : 128 / e), 64, 0, 0, 0};
   s.swizzle = Swizzle::k128B;
   return s;
 }
 
+// The columns of a tile's last chunk when block_n is not a multiple of a chunk's 128 B (0: none;
+// gemm_epilogue.cuh).
+int tail_columns(int block_n, DataType out) {
+  return block_n % (128 / element_bytes(out));
+}
+
 // Every kernel instance has this signature (the maps are __grid_constant__ by value).
-using KernelFn = void (*)(TensorMap, TensorMap, TensorMap, TensorMap, Params);
+using KernelFn = void (*)(TensorMap, TensorMap, TensorMap, TensorMap, TensorMap, TensorMap, Params);
 
 // Run-time choices -> one of the compiled kernels.
 template <bool kTma>
@@ -250,14 +264,19 @@ KernelFn kernel_for(int config, bool f16, MatrixMajor a, MatrixMajor b) {
     constexpr bool kF = decltype(is_f16)::value;
     constexpr MatrixMajor K = MatrixMajor::kK, MN = MatrixMajor::kMN;
     if (a == K && b == K) return gemm_kernel<kC, kF, K, K, kTma>;
-    if (a == K && b == MN) return gemm_kernel<kC, kF, K, MN, kTma>;
     if (a == MN && b == K) return gemm_kernel<kC, kF, MN, K, kTma>;
-    return gemm_kernel<kC, kF, MN, MN, kTma>;
+    // A row-box configuration has no MN-major B kernel (check_args and the plan keep it away).
+    if constexpr (Config<kC>::kRowBoxB) {
+      return nullptr;
+    } else {
+      if (a == K) return gemm_kernel<kC, kF, K, MN, kTma>;
+      return gemm_kernel<kC, kF, MN, MN, kTma>;
+    }
   };
   const auto with_type = [&](auto cfg) {
     return f16 ? with_majors(cfg, std::true_type{}) : with_majors(cfg, std::false_type{});
   };
-  static_assert(kNumGemmConfigs == 4, "kernel_for() and smem_bytes_for() list every configuration");
+  static_assert(kNumGemmConfigs == 7, "kernel_for() and smem_bytes_for() list every configuration");
   switch (config) {
     case 0:
       return with_type(std::integral_constant<int, 0>{});
@@ -265,14 +284,21 @@ KernelFn kernel_for(int config, bool f16, MatrixMajor a, MatrixMajor b) {
       return with_type(std::integral_constant<int, 1>{});
     case 2:
       return with_type(std::integral_constant<int, 2>{});
-    default:
+    case 3:
       return with_type(std::integral_constant<int, 3>{});
+    case 4:
+      return with_type(std::integral_constant<int, 4>{});
+    case 5:
+      return with_type(std::integral_constant<int, 5>{});
+    default:
+      return with_type(std::integral_constant<int, 6>{});
   }
 }
 
 std::uint32_t smem_bytes_for(int config) {
-  constexpr std::uint32_t kBytes[] = {Config<0>::kSmemBytes, Config<1>::kSmemBytes,
-                                      Config<2>::kSmemBytes, Config<3>::kSmemBytes};
+  constexpr std::uint32_t kBytes[] = {
+      Config<0>::kSmemBytes, Config<1>::kSmemBytes, Config<2>::kSmemBytes, Config<3>::kSmemBytes,
+      Config<4>::kSmemBytes, Config<5>::kSmemBytes, Config<6>::kSmemBytes};
   return kBytes[config];
 }
 
@@ -366,6 +392,7 @@ Resolved resolve(const GemmArgs& g, Path path, const GemmTuning& tuning) {
   request.cluster_m = tuning.cluster_m;
   request.stream_k = tuning.stream_k;
   request.may_cluster = path == Path::kTma;
+  request.k_major_b = g.b_layout == MatrixLayout::kColMajor;
   const GemmChoice choice = choose_plan(g.m, r.n_main, g.k, sms, request);
   r.config = choice.config;
   const int block_n = kGemmConfigs[r.config].block_n;
@@ -418,6 +445,10 @@ Resolved resolve(const GemmArgs& g, Path path, const GemmTuning& tuning) {
       g.b_layout == MatrixLayout::kColMajor ? MatrixMajor::kK : MatrixMajor::kMN;
   r.kernel = path == Path::kTma ? kernel_for<true>(r.config, f16, a_major, b_major)
                                 : kernel_for<false>(r.config, f16, a_major, b_major);
+  if (r.kernel == nullptr)  // unreachable: check_args and choose_plan keep these apart
+    throw Error(cat("tma::ops::gemm: internal error: configuration ", r.config,
+                    " has no kernel for a row-major B"),
+                0);
   const std::uint32_t smem = smem_bytes_for(r.config);
 
   r.cluster_m = choice.cluster_m;
@@ -522,18 +553,31 @@ void gemm_tuned(const GemmArgs& g, cudaStream_t stream, Path path, const GemmTun
   int ctas = 0;  // no main kernel when a row of D has fewer than 16 bytes (n_main == 0)
   d::AsyncBuffer own;
   if (r.n_main > 0) {
-    TensorMap maps[4]{};  // a, b, c, d; unused (zeros) on the ordinary path
+    // a, b, c, d, c's and d's last-chunk maps; unused (zeros) on the ordinary path.
+    TensorMap maps[6]{};
     if (path == Path::kTma) {
       const MatrixMajor a_major =
           g.a_layout == MatrixLayout::kRowMajor ? MatrixMajor::kK : MatrixMajor::kMN;
       const MatrixMajor b_major =
           g.b_layout == MatrixLayout::kColMajor ? MatrixMajor::kK : MatrixMajor::kMN;
+      const int block_n = kGemmConfigs[r.config].block_n;
+      const int b_rows = gemm_config_needs_k_major_b(kGemmConfigs[r.config])
+                             ? block_n / r.cluster_m  // one row box (its half per cluster CTA)
+                             : 64;                    // 64 x 64 atoms
       maps[0] = make_tensor_map(d::operand_spec(g.a_dtype, g.a, a_major, g.m, g.k, g.lda));
-      maps[1] = make_tensor_map(d::operand_spec(g.b_dtype, g.b, b_major, g.n, g.k, g.ldb));
+      maps[1] = make_tensor_map(d::operand_spec(g.b_dtype, g.b, b_major, g.n, g.k, g.ldb, b_rows));
       maps[3] = make_tensor_map(d::output_spec(g.d_dtype, g.d, g.m, r.n_main, g.ldd));
       // C is only read: its map keeps all n columns (the loads past n_main are discarded).
       maps[2] = g.beta != 0.0f ? make_tensor_map(d::output_spec(g.c_dtype, g.c, g.m, g.n, g.ldc))
                                : maps[3];
+      const int tail = d::tail_columns(block_n, g.d_dtype);
+      maps[5] = tail > 0
+                    ? make_tensor_map(d::output_spec(g.d_dtype, g.d, g.m, r.n_main, g.ldd, tail))
+                    : maps[3];
+      maps[4] = tail > 0 && g.beta != 0.0f
+                    ? make_tensor_map(d::output_spec(g.c_dtype, g.c, g.m, g.n, g.ldc, tail))
+                : tail > 0 ? maps[5]
+                           : maps[2];
     }
     if (r.workspace_bytes > 0) {
       void* ws = g.workspace;
@@ -561,8 +605,9 @@ void gemm_tuned(const GemmArgs& g, cudaStream_t stream, Path path, const GemmTun
     cudaLaunchConfig_t cfg = d::launch_config(r.cluster_m, smem, stream, attr);
     ctas = r.workers * r.cluster_m;
     cfg.gridDim = dim3(static_cast<unsigned>(ctas));
-    d::check_cuda(cudaLaunchKernelEx(&cfg, r.kernel, maps[0], maps[1], maps[2], maps[3], p),
-                  "launching gemm_kernel");
+    d::check_cuda(
+        cudaLaunchKernelEx(&cfg, r.kernel, maps[0], maps[1], maps[2], maps[3], maps[4], maps[5], p),
+        "launching gemm_kernel");
   }
   // Same stream, after the main kernel; the two write disjoint columns of D. In place (C == D),
   // the main kernel only reads the edge columns, so the edge kernel still finds C there.

@@ -80,14 +80,22 @@ struct Config {
   // Releases per stage and CTA: one per warp of the warpgroup(s) that read it.
   static constexpr int kReleasingWarps = kPingPong ? 4 : kConsumerWarps;
   static constexpr int kAtomsA = kBlockM / 64;
-  static constexpr int kAtomsB = kBlockN / 64;
+  // B: kBlockN / 64 atoms (64 x 64 boxes), or, for a width that is not a multiple of 64, one box
+  // of kBlockN rows of K (K-major B only; half of them per CTA in a 2-CTA cluster): the same
+  // bytes, kBlockN rows of 128 B, either way.
+  static constexpr bool kRowBoxB = ::tma::ops::gemm_config_needs_k_major_b(kGemmConfigs[kIndex]);
+  static constexpr int kAtomsB = kRowBoxB ? 0 : kBlockN / 64;
   static constexpr std::uint32_t kABytes = kAtomsA * kAtomBytes;
-  static constexpr std::uint32_t kBBytes = kAtomsB * kAtomBytes;
+  static constexpr std::uint32_t kBBytes = static_cast<std::uint32_t>(kBlockN) * 128;
   static constexpr std::uint32_t kStageBytes = kABytes + kBBytes;
   // Dynamic shared memory: alignment slack, the ring, the epilogue buffers.
   static constexpr std::uint32_t kSmemBytes = kAlign + kStages * kStageBytes + kEpiBytes;
-  static_assert(kBlockN == 256 || kBlockN == 192 || kBlockN == 128,
-                "block_n is a wgmma N tmakit wraps: 256, 192 or 128");
+  static_assert(kBlockN == 256 || kBlockN == 240 || kBlockN == 224 || kBlockN == 192 ||
+                    kBlockN == 176 || kBlockN == 128,
+                "block_n is a wgmma N tmakit wraps: 256, 240, 224, 192, 176 or 128");
+  // A 2-CTA cluster's CTAs load kBlockN / 2 rows of a row box each, the second half starting on
+  // a 1024-byte swizzle repeat (8 rows): kBlockN a multiple of 16.
+  static_assert(!kRowBoxB || kBlockN % 16 == 0, "a row-box width is a multiple of 16");
   static_assert(
       !kPingPong || kBlockN == 128,
       "a ping-pong warpgroup holds a 128 x block_n tile: 128 accumulators at block_n 128");
@@ -167,30 +175,64 @@ inline constexpr int kDefaultRasterGroup = 8;
 // (2026-11-22, docs/perf-log.md): the old rule (config 1 whenever config 0 has fewer tiles than
 // SMs) lost 20% at M = 1024, N = 4096 (128 tiles: one wave either way, config 0 wins), and the
 // model picks the faster configuration in every swept shape where they differ by more than noise.
-// Config 3 (128 x 192) takes 0.75 of a 128 x 256 tile's time, i.e. the same FLOP rate (sweep,
-// H200, 2026-11-22 session 3: 8192^3 704 vs 701 TFLOP/s, equal wave counts; N = 2112 = 11 x 192:
-// 4096 x 2112 x 7168 700 vs 547), and is chosen when the model predicts it at least
-// 1 - kTile192Gain faster than the better of the other two (it wins only where 256 or 128 leave a
-// tile column mostly empty; elsewhere the two agree within noise).
+// The fitting widths (192, 224, 240, 176: kFitConfigs) are chosen when the model predicts one at
+// least 1 - kTileFitGain faster than the better of the other two (the fastest such one); they
+// win only where 256 or 128 leave much of the last wave (or a tile column) empty, elsewhere they
+// agree within noise. Config 3 (128 x 192) takes 0.75 of a 128 x 256 tile's time, i.e. the same
+// FLOP rate (sweep, H200, 2026-11-22 session 3: 8192^3 704 vs 701 TFLOP/s, equal wave counts;
+// N = 2112 = 11 x 192: 4096 x 2112 x 7168 700 vs 547). The widths 224, 240 (the rate of 256 by
+// the shared-memory model: 132 and 130 B per cycle against 128 at 256, docs/perf-log.md v1.6
+// item 6) and 176 (0.95 of it: 143 B per cycle) are the model's until a sweep measures them.
 inline constexpr double kNarrowTileTime = 0.64;
 inline constexpr double kTile192Time = 0.75;
-inline constexpr double kTile192Gain = 0.95;
+inline constexpr double kTileFitGain = 0.95;
+inline constexpr double kTile176Rate = 0.95;
 inline constexpr int kConfig192 = 3;
+inline constexpr int kFitConfigs[] = {kConfig192, 4, 5, 6};
 static_assert(kGemmConfigs[kConfig192].block_n == 192 && !kGemmConfigs[kConfig192].pingpong,
               "kConfig192 names the cooperative 128 x 192 configuration");
+static_assert(kGemmConfigs[4].block_n == 224 && kGemmConfigs[5].block_n == 240 &&
+                  kGemmConfigs[6].block_n == 176 && !kGemmConfigs[4].pingpong &&
+                  !kGemmConfigs[5].pingpong && !kGemmConfigs[6].pingpong,
+              "kFitConfigs names the cooperative 224, 240 and 176 configurations");
 // The time of one tile of a cooperative configuration, in 128 x 256 tile times.
 inline double tile_time(int config) {
   const int block_n = kGemmConfigs[config].block_n;
-  return block_n == 256 ? 1.0 : block_n == 192 ? kTile192Time : kNarrowTileTime;
+  switch (block_n) {
+    case 256:
+      return 1.0;
+    case 192:
+      return kTile192Time;
+    case 128:
+      return kNarrowTileTime;
+    case 176:
+      return block_n / 256.0 / kTile176Rate;
+    default:  // 224, 240
+      return block_n / 256.0;
+  }
 }
-inline int choose_config(std::int64_t m, std::int64_t n, int sm_count) {
+// Whether the plan may choose `config` for a B of this major-ness (gemm_config_needs_k_major_b).
+inline bool config_allowed(int config, bool k_major_b) {
+  return k_major_b || !::tma::ops::gemm_config_needs_k_major_b(kGemmConfigs[config]);
+}
+inline int choose_config(std::int64_t m, std::int64_t n, int sm_count, bool k_major_b = true) {
   const auto time = [&](int config) {
     const std::int64_t block_n = kGemmConfigs[config].block_n;
     const std::int64_t tiles = ((m + kBlockM - 1) / kBlockM) * ((n + block_n - 1) / block_n);
     return static_cast<double>((tiles + sm_count - 1) / sm_count) * tile_time(config);
   };
   const int wide_or_narrow = time(1) < time(0) ? 1 : 0;
-  return time(kConfig192) < kTile192Gain * time(wide_or_narrow) ? kConfig192 : wide_or_narrow;
+  int best = wide_or_narrow;
+  double t_best = kTileFitGain * time(wide_or_narrow);
+  for (const int config : kFitConfigs) {
+    if (!config_allowed(config, k_major_b)) continue;
+    const double t = time(config);
+    if (t < t_best) {
+      best = config;
+      t_best = t;
+    }
+  }
+  return best;
 }
 
 // 2-CTA clusters along M (sharing B through multicast) for a data-parallel launch whenever there
@@ -244,6 +286,7 @@ struct PlanRequest {
   int cluster_m = 0;
   int stream_k = 0;  // 0 heuristic, 1 off, 2 on
   bool may_cluster = true;
+  bool k_major_b = true;  // B column-major: every configuration; else those of 64-column atoms
 };
 
 struct GemmChoice {
@@ -270,7 +313,8 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
   const auto cluster = [&](int heuristic) {
     return req.cluster_m > 0 ? req.cluster_m : heuristic < cluster_cap ? heuristic : cluster_cap;
   };
-  GemmChoice dp{req.config >= 0 ? req.config : choose_config(m, n, sm_count), 1, false};
+  GemmChoice dp{req.config >= 0 ? req.config : choose_config(m, n, sm_count, req.k_major_b), 1,
+                false};
   dp.cluster_m = cluster(choose_cluster_m(tiles_m, tiles_n(dp.config), sm_count));
   const auto split_with = [&](int config) {
     GemmChoice c{config, 1, true};
@@ -292,9 +336,11 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
   const auto k_blocks = static_cast<std::int32_t>(k_blocks64);
   const double t_dp = scale(dp.config) * data_parallel_time(tiles_of(dp), k_blocks, workers_of(dp));
   GemmChoice best = dp;
-  double t_best = kStreamKGain * t_dp;           // a split must beat this
-  for (const int config : {0, 1, kConfig192}) {  // the cooperative ones (ping-pong: tuning only)
+  double t_best = kStreamKGain * t_dp;  // a split must beat this
+  // The cooperative ones (ping-pong: tuning only).
+  for (const int config : {0, 1, kFitConfigs[0], kFitConfigs[1], kFitConfigs[2], kFitConfigs[3]}) {
     if (req.config >= 0 && req.config != config) continue;
+    if (!config_allowed(config, req.k_major_b)) continue;
     const GemmChoice sk = split_with(config);
     const std::int64_t sk_tiles = tiles_of(sk);
     if (sk_tiles > (std::int64_t{1} << 30) ||

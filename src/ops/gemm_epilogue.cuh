@@ -53,6 +53,16 @@ struct EpilogueTile {
   int col0;
 };
 
+// The maps of C and D (TMA path): boxes of a whole chunk (64 rows x 128 B), and of a tile's last
+// chunk when kBlockN is not a multiple of a chunk's columns (64 rows x the rest: kBlockN % 64
+// 16-bit or kBlockN % 32 fp32 columns; c and d themselves when there is none).
+struct EpilogueMaps {
+  const TensorMap* c;
+  const TensorMap* d;
+  const TensorMap* c_tail;
+  const TensorMap* d_tail;
+};
+
 // TMA_GEMM_TRACE=1 (bench/experiments/gemm_trace.cu only): role's lane 0 stores `value` at
 // `point` of unit i (trace_slot). Compiled out otherwise.
 #ifndef TMA_GEMM_TRACE
@@ -137,16 +147,17 @@ __device__ __forceinline__ float2 load_pair(const unsigned char* at) {
 
 // Ordinary path: the chunk of C at (row0, col0) (64 rows x 128 B) into `buf` in the swizzled
 // layout, with 16-byte loads, zeros outside the matrix. The whole warpgroup; a barrier follows.
+// Only the chunk's first `cols` columns (a tile's last chunk may be narrower).
 template <class Out>
 __device__ __forceinline__ void copy_in_chunk(unsigned char* buf, const Params& p, int row0,
-                                              int col0, int t) {
+                                              int col0, int cols, int t) {
   constexpr int kPerVector = 16 / static_cast<int>(sizeof(Out));
 #pragma unroll
   for (int u = 0; u < 64 * 8 / kWarpgroupThreads; ++u) {
     const int x = t + kWarpgroupThreads * u, row = x / 8, ch = x % 8;
     const int grow = row0 + row, gcol = col0 + ch * kPerVector;
     uint4 v = make_uint4(0, 0, 0, 0);
-    if (grow < p.m && gcol < p.n) {
+    if (grow < p.m && gcol < p.n && ch * kPerVector < cols) {
       const unsigned char* src = p.c + grow * p.ldc_bytes + std::int64_t{gcol} * sizeof(Out);
       if (gcol + kPerVector <= p.n) {
         v = *reinterpret_cast<const uint4*>(src);
@@ -172,17 +183,18 @@ __device__ __forceinline__ void copy_in_chunk(unsigned char* buf, const Params& 
 }
 
 // Ordinary path: `buf` (the chunk of D at (row0, col0)) out to global memory with 16-byte
-// stores, bounds-checked; 8 consecutive threads write one row's 128 B. The whole warpgroup,
-// after a barrier.
+// stores, bounds-checked; 8 consecutive threads write one row's 128 B. Only the chunk's first
+// `cols` columns: a tile's last chunk may be narrower, and the columns past it are the next
+// tile's. The whole warpgroup, after a barrier.
 template <class Out>
 __device__ __forceinline__ void copy_out_chunk(const unsigned char* buf, const Params& p, int row0,
-                                               int col0, int t) {
+                                               int col0, int cols, int t) {
   constexpr int kPerVector = 16 / static_cast<int>(sizeof(Out));
 #pragma unroll
   for (int u = 0; u < 64 * 8 / kWarpgroupThreads; ++u) {
     const int x = t + kWarpgroupThreads * u, row = x / 8, ch = x % 8;
     const int grow = row0 + row, gcol = col0 + ch * kPerVector;
-    if (grow >= p.m || gcol >= p.n) continue;
+    if (grow >= p.m || gcol >= p.n || ch * kPerVector >= cols) continue;
     const uint4 v = *reinterpret_cast<const uint4*>(
         buf + swizzle_offset(Swizzle::k128B, static_cast<std::uint32_t>(row * 128 + ch * 16)));
     unsigned char* dst = p.d + grow * p.ldd_bytes + std::int64_t{gcol} * sizeof(Out);
@@ -214,13 +226,21 @@ __device__ __forceinline__ void copy_out_chunk(const unsigned char* buf, const P
 template <class Out, int kBlockN, int kBuffers, bool kTma, bool kWithC, bool kScale = true>
 __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const Params& p,
                                          EpilogueTile tile, unsigned char* buffers,
-                                         Barrier (&c_bar)[kBuffers], const TensorMap* map_c,
-                                         const TensorMap* map_d, int wgc, EpilogueState& es) {
+                                         Barrier (&c_bar)[kBuffers], const EpilogueMaps& maps,
+                                         int wgc, EpilogueState& es) {
   constexpr int kCols = 128 / static_cast<int>(sizeof(Out));  // columns per chunk
-  constexpr int kChunks = kBlockN / kCols;
+  constexpr int kFull = kBlockN / kCols;                      // whole chunks
+  // A last, narrower chunk of kTail columns (16, 32 or 48: whole 16-column stmatrix blocks),
+  // staged in the same buffer layout (its rows padded to the 128 B swizzle span, as TMA reads a
+  // narrower box under SWIZZLE_128B: docs/hardware-findings.md, finding 2), stored and loaded
+  // through maps.d_tail / maps.c_tail.
+  constexpr int kTail = kBlockN % kCols;
+  constexpr int kChunks = kFull + (kTail > 0 ? 1 : 0);
+  static_assert(kTail % 16 == 0, "a tile's last chunk has whole 16-column blocks");
   constexpr int kGroups = kCols / 8;  // 8-column accumulator groups per chunk
   using ChunkBox = Box<Out, kCols, 64>;
   static_assert(ChunkBox::kBytes == kEpiBufferBytes, "a chunk fills one 8 KiB buffer");
+  constexpr std::uint32_t kTailBytes = 64u * kTail * sizeof(Out);  // the tail box's bytes
   static_assert(kBuffers == 2 || kBuffers == 4, "the staging ring has 2 or 4 buffers");
   const int t = static_cast<int>(threadIdx.x) % kWarpgroupThreads;
   const bool leader = t == 0;
@@ -230,9 +250,9 @@ __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const 
 
   // Leader only, with `buffer` free (its last store has read it).
   auto load_c_chunk = [&](int q, std::uint32_t buffer) {
-    c_bar[buffer].template arrive_expect_tx<ChunkBox>();
+    c_bar[buffer].arrive_expect_tx(q < kFull ? ChunkBox::kBytes : kTailBytes);
     const std::int32_t c[2] = {tile.col0 + q * kCols, tile.row0};
-    load(buffers + buffer * kEpiBufferBytes, map_c, c_bar[buffer], c);
+    load(buffers + buffer * kEpiBufferBytes, q < kFull ? maps.c : maps.c_tail, c_bar[buffer], c);
   };
   if constexpr (kTma) {
     if (with_c && leader) {
@@ -245,12 +265,13 @@ __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const 
   for (int q = 0; q < kChunks; ++q) {
     unsigned char* buf = buffers + es.buffer * kEpiBufferBytes;
     const int col0 = tile.col0 + q * kCols;
+    const int groups = q < kFull ? kGroups : kTail / 8;  // this chunk's 8-column groups
     if constexpr (with_c) {
       if constexpr (kTma) {
         c_bar[es.buffer].wait((es.c_parity >> es.buffer) & 1u);
         es.c_parity ^= 1u << es.buffer;
       } else {
-        copy_in_chunk<Out>(buf, p, tile.row0, col0, t);
+        copy_in_chunk<Out>(buf, p, tile.row0, col0, 8 * groups, t);
         named_barrier_sync(barrier, kWarpgroupThreads);
       }
     } else if constexpr (kTma) {
@@ -264,7 +285,7 @@ __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const 
       // Four 16 x 16 blocks per warp, one stmatrix each (gemm_config.hpp: stmatrix_register).
       const std::uint32_t base = ptx::smem_addr(buf);
 #pragma unroll
-      for (int b = 0; b < kGroups / 2; ++b) {
+      for (int b = 0; b < groups / 2; ++b) {
         const std::uint32_t at = base + stmatrix_row_offset(t, b);
         std::uint32_t c[4] = {0, 0, 0, 0};
         if constexpr (with_c) ptx::ldmatrix_x4(at, c[0], c[1], c[2], c[3]);
@@ -285,7 +306,7 @@ __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const 
       }
     } else {
 #pragma unroll
-      for (int g = 0; g < kGroups; ++g) {
+      for (int g = 0; g < groups; ++g) {
 #pragma unroll
         for (int i = 0; i < 2; ++i) {
           const int reg = 4 * (q * kGroups + g) + 2 * i;  // and reg + 1, the next column
@@ -313,7 +334,7 @@ __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const 
       if (q == 0) trace(p, 1 + wgc, es.unit, 8);
       if (leader) {
         const std::int32_t c[2] = {col0, tile.row0};
-        store(map_d, buf, c);
+        store(q < kFull ? maps.d : maps.d_tail, buf, c);
         commit_group();
         if (q == 0) trace(p, 1 + wgc, es.unit, 9);
         if (with_c && q + 1 < kChunks) {
@@ -324,7 +345,7 @@ __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const 
     } else {
       named_barrier_sync(barrier, kWarpgroupThreads);
       // Chunk q + kBuffers reuses this buffer; chunk q + 1's barrier orders it after this copy.
-      copy_out_chunk<Out>(buf, p, tile.row0, col0, t);
+      copy_out_chunk<Out>(buf, p, tile.row0, col0, 8 * groups, t);
     }
     es.buffer = next(es.buffer);
   }

@@ -86,8 +86,10 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
                                             const Params& p, int rank, int cluster_m) {
   const std::uint16_t mask = cta_mask_all(static_cast<std::uint32_t>(cluster_m));
   // With a cluster each CTA loads its half of the B atoms (rank 0 the larger one of an odd count)
-  // and multicasts them to both.
+  // and multicasts them to both; a row-box B (Cfg::kRowBoxB), its half of the rows (the map's
+  // box holds kBlockN / cluster_m rows).
   constexpr int kHalfB = (Cfg::kAtomsB + 1) / 2;
+  const int b_rows = Cfg::kBlockN / cluster_m;
   const int b_first = cluster_m == 1 ? 0 : rank * kHalfB;
   const int b_count = cluster_m == 1 ? Cfg::kAtomsB : rank == 0 ? kHalfB : Cfg::kAtomsB - kHalfB;
   PipelineState s = pipe.start();
@@ -101,9 +103,9 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
     for (int kb = u.kb_begin; kb < u.kb_end; ++kb) {
       pipe.producer_acquire(s);
       if (kb == u.kb_begin) trace(p, 0, i, 1);
-      // Every A and B atom of the stage lands in this CTA: its own copies and the peer's
+      // Every A and B byte of the stage lands in this CTA: its own copies and the peer's
       // multicast half of B.
-      pipe.template producer_commit<AtomBox, Cfg::kAtomsA + Cfg::kAtomsB>(s);
+      pipe.producer_commit(s, Cfg::kStageBytes);
       unsigned char* a = smem + s.index * Cfg::kStageBytes;
       unsigned char* b = a + Cfg::kABytes;
       const int k0 = rotated_k_block(p.sched, shift, kb) * kBlockK;
@@ -113,13 +115,24 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
         atom_coords<kA>(c, k0, tm * kBlockM + 64 * j);
         load(a + j * kAtomBytes, map_a, pipe.full(s), c);
       }
-      for (int j = b_first; j < b_first + b_count; ++j) {
-        std::int32_t c[2];
-        atom_coords<kB>(c, k0, tn * Cfg::kBlockN + 64 * j);
+      if constexpr (Cfg::kRowBoxB) {
+        static_assert(kB == MatrixMajor::kK, "a row-box B tile is K-major");
+        const std::int32_t c[2] = {k0, tn * Cfg::kBlockN + rank * b_rows};
+        unsigned char* dst = b + rank * b_rows * 128;
         if (cluster_m == 1) {
-          load(b + j * kAtomBytes, map_b, pipe.full(s), c);
+          load(dst, map_b, pipe.full(s), c);
         } else {
-          load_multicast(b + j * kAtomBytes, map_b, pipe.full(s), c, mask);
+          load_multicast(dst, map_b, pipe.full(s), c, mask);
+        }
+      } else {
+        for (int j = b_first; j < b_first + b_count; ++j) {
+          std::int32_t c[2];
+          atom_coords<kB>(c, k0, tn * Cfg::kBlockN + 64 * j);
+          if (cluster_m == 1) {
+            load(b + j * kAtomBytes, map_b, pipe.full(s), c);
+          } else {
+            load_multicast(b + j * kAtomBytes, map_b, pipe.full(s), c, mask);
+          }
         }
       }
       s.advance();
@@ -130,40 +143,49 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
 
 // ---- producer: ordinary loads (cp.async) ------------------------------------------------------
 
-// The 16-byte chunks of one operand tile (kAtoms atoms of 64 rows x 8 chunks) that thread t of
-// the 128 copies: chunk t % 8 of rows t / 8 + 16 r of every atom, so 8 consecutive threads read
-// one row's 128 contiguous bytes. Zero-filled past the matrix's edges (src bytes < 16, or 0);
-// written where TMA would put them (SWIZZLE_128B). Few registers: the producer has 40.
-template <MatrixMajor kMajor, int kAtoms>
+// The 16-byte chunks of one operand tile (kMN rows of 8 chunks K-major; kMN / 64 atoms of 64 K
+// rows x 8 chunks MN-major) that thread t of the 128 copies: chunk t % 8 of rows t / 8 + 16 r
+// (of every atom), so 8 consecutive threads read one row's 128 contiguous bytes. Zero-filled past
+// the matrix's edges (src bytes < 16, or 0); written where TMA would put them (SWIZZLE_128B; a
+// K-major tile's row r at r x 128 B, atom boundaries included). Few registers: the producer has
+// 40.
+template <MatrixMajor kMajor, int kMN>
 __device__ __forceinline__ void cp_async_tile(std::uint32_t dst, const unsigned char* base,
                                               std::int64_t ld_bytes, int mn_extent, int k_extent,
                                               int mn0, int k0, int t) {
   const int ch = t % 8, row0 = t / 8;  // row0 % 8 is the same for all rows below: one swizzle
   const std::uint32_t smem =
       dst + swizzle_offset(Swizzle::k128B, static_cast<std::uint32_t>(row0 * 128 + ch * 16));
+  // One 16-byte chunk: global (outer row, inner element), valid elements left in the row.
+  const auto copy = [&](std::uint32_t at, int outer, int inner, int valid) {
+    const std::uint32_t bytes = valid <= 0   ? 0u
+                                : valid >= 8 ? 16u
+                                             : 2u * static_cast<std::uint32_t>(valid);
+    // A chunk with nothing to read still needs a valid address: the matrix's first element.
+    const unsigned char* src =
+        bytes == 0 ? base : base + outer * ld_bytes + std::int64_t{inner} * 2;
+    ptx::cp_async_16(at, src, bytes);
+  };
+  if constexpr (kMajor == MatrixMajor::kK) {
+    static_assert(kMN % 16 == 0, "a K-major tile has a multiple of 16 rows");
+    const int inner = k0 + 8 * ch;  // rows of MN, K contiguous
+#pragma unroll 4
+    for (int r = 0; r < kMN / 16; ++r) {
+      const int outer = mn0 + row0 + 16 * r;
+      copy(smem + 16u * 128u * static_cast<std::uint32_t>(r), outer, inner,
+           outer < mn_extent ? k_extent - inner : 0);
+    }
+  } else {
+    static_assert(kMN % 64 == 0, "an MN-major tile has whole 64-column atoms");
 #pragma unroll 1
-  for (int atom = 0; atom < kAtoms; ++atom) {
+    for (int atom = 0; atom < kMN / 64; ++atom) {
 #pragma unroll
-    for (int r = 0; r < 4; ++r) {
-      const int row = row0 + 16 * r;
-      int outer, inner, valid;  // row and element within the row of the global matrix
-      if constexpr (kMajor == MatrixMajor::kK) {
-        outer = mn0 + 64 * atom + row;  // rows of MN, K contiguous
-        inner = k0 + 8 * ch;
-        valid = outer < mn_extent ? k_extent - inner : 0;
-      } else {
-        outer = k0 + row;  // rows of K, MN contiguous
-        inner = mn0 + 64 * atom + 8 * ch;
-        valid = outer < k_extent ? mn_extent - inner : 0;
+      for (int r = 0; r < 4; ++r) {
+        const int outer = k0 + row0 + 16 * r;  // rows of K, MN contiguous
+        const int inner = mn0 + 64 * atom + 8 * ch;
+        copy(smem + static_cast<std::uint32_t>(atom) * kAtomBytes + 16u * 128u * r, outer, inner,
+             outer < k_extent ? mn_extent - inner : 0);
       }
-      const std::uint32_t bytes = valid <= 0   ? 0u
-                                  : valid >= 8 ? 16u
-                                               : 2u * static_cast<std::uint32_t>(valid);
-      // A chunk with nothing to read still needs a valid address: the matrix's first element.
-      const unsigned char* src =
-          bytes == 0 ? base : base + outer * ld_bytes + std::int64_t{inner} * 2;
-      ptx::cp_async_16(smem + static_cast<std::uint32_t>(atom) * kAtomBytes + 16u * 128u * r, src,
-                       bytes);
     }
   }
 }
@@ -191,8 +213,8 @@ __device__ __forceinline__ void produce_ordinary(Pipeline<Cfg::kStages>& pipe, u
       pipe.producer_acquire(s);
       const std::uint32_t a = base + s.index * Cfg::kStageBytes;
       const int k0 = rotated_k_block(p.sched, shift, kb) * kBlockK;
-      cp_async_tile<kA, Cfg::kAtomsA>(a, p.a, p.lda_bytes, p.m, p.k, tm * kBlockM, k0, t);
-      cp_async_tile<kB, Cfg::kAtomsB>(a + Cfg::kABytes, p.b, p.ldb_bytes, p.n, p.k,
+      cp_async_tile<kA, kBlockM>(a, p.a, p.lda_bytes, p.m, p.k, tm * kBlockM, k0, t);
+      cp_async_tile<kB, Cfg::kBlockN>(a + Cfg::kABytes, p.b, p.ldb_bytes, p.n, p.k,
                                       tn * Cfg::kBlockN, k0, t);
       pipe.full(s).arrive_on_cp_async();
       s.advance();
@@ -417,20 +439,17 @@ __device__ __forceinline__ void add_peer_partials(float (&acc)[Cfg::kAccumulator
 // The epilogue of one half as D's type Out; D = A B (alpha 1, beta 0), the common case, without
 // the alpha multiply.
 template <class Out, class Cfg, bool kTma, bool kWithC>
-__device__ __forceinline__ void store_tile_as(const float (&acc)[Cfg::kAccumulators],
-                                              const Params& p, EpilogueTile tile,
-                                              unsigned char* epi,
-                                              Barrier (&c_bar)[Cfg::kEpiBuffers],
-                                              const TensorMap* map_c, const TensorMap* map_d,
-                                              int wgc, EpilogueState& es) {
+__device__ __forceinline__ void store_tile_as(
+    const float (&acc)[Cfg::kAccumulators], const Params& p, EpilogueTile tile, unsigned char* epi,
+    Barrier (&c_bar)[Cfg::kEpiBuffers], const EpilogueMaps& maps, int wgc, EpilogueState& es) {
   constexpr int kN = Cfg::kBlockN, kBuf = Cfg::kEpiBuffers;
   if constexpr (!kWithC) {
     if (p.alpha == 1.0f) {
-      epilogue<Out, kN, kBuf, kTma, false, false>(acc, p, tile, epi, c_bar, map_c, map_d, wgc, es);
+      epilogue<Out, kN, kBuf, kTma, false, false>(acc, p, tile, epi, c_bar, maps, wgc, es);
       return;
     }
   }
-  epilogue<Out, kN, kBuf, kTma, kWithC>(acc, p, tile, epi, c_bar, map_c, map_d, wgc, es);
+  epilogue<Out, kN, kBuf, kTma, kWithC>(acc, p, tile, epi, c_bar, maps, wgc, es);
 }
 
 // The epilogue of one half for D's type (OutKind, a run-time choice: one kernel for all types).
@@ -438,18 +457,16 @@ template <class Cfg, bool kTma, bool kWithC>
 __device__ __forceinline__ void store_tile(const float (&acc)[Cfg::kAccumulators], const Params& p,
                                            EpilogueTile tile, unsigned char* epi,
                                            Barrier (&c_bar)[Cfg::kEpiBuffers],
-                                           const TensorMap* map_c, const TensorMap* map_d, int wgc,
-                                           EpilogueState& es) {
+                                           const EpilogueMaps& maps, int wgc, EpilogueState& es) {
   switch (p.out) {
     case OutKind::kBF16:
-      store_tile_as<__nv_bfloat16, Cfg, kTma, kWithC>(acc, p, tile, epi, c_bar, map_c, map_d, wgc,
-                                                      es);
+      store_tile_as<__nv_bfloat16, Cfg, kTma, kWithC>(acc, p, tile, epi, c_bar, maps, wgc, es);
       break;
     case OutKind::kF16:
-      store_tile_as<__half, Cfg, kTma, kWithC>(acc, p, tile, epi, c_bar, map_c, map_d, wgc, es);
+      store_tile_as<__half, Cfg, kTma, kWithC>(acc, p, tile, epi, c_bar, maps, wgc, es);
       break;
     default:
-      store_tile_as<float, Cfg, kTma, kWithC>(acc, p, tile, epi, c_bar, map_c, map_d, wgc, es);
+      store_tile_as<float, Cfg, kTma, kWithC>(acc, p, tile, epi, c_bar, maps, wgc, es);
       break;
   }
 }
@@ -460,9 +477,9 @@ template <class Cfg, bool kTma>
 __device__ __forceinline__ void finish_unit(float (&acc)[Cfg::kHalves][Cfg::kAccumulators],
                                             const Unit& u, int tm, int tn, unsigned char* epi,
                                             Barrier (&c_bar)[Cfg::kEpiBuffers],
-                                            const TensorMap* map_c, const TensorMap* map_d,
-                                            const Params& p, int wgc, int first_atom, int rank,
-                                            int cluster_m, EpilogueState& es) {
+                                            const EpilogueMaps& maps, const Params& p, int wgc,
+                                            int first_atom, int rank, int cluster_m,
+                                            EpilogueState& es) {
   const int worker = static_cast<int>(blockIdx.x) / cluster_m;
 #pragma unroll
   for (int h = 0; h < Cfg::kHalves; ++h) {
@@ -480,9 +497,9 @@ __device__ __forceinline__ void finish_unit(float (&acc)[Cfg::kHalves][Cfg::kAcc
     if (u.kind == UnitKind::kFinish)
       add_peer_partials<Cfg>(acc[h], p, u.tile, worker, rank, cluster_m, half, wgc, es.unit);
     if (p.beta != 0.0f) {
-      store_tile<Cfg, kTma, true>(acc[h], p, tile, epi, c_bar, map_c, map_d, wgc, es);
+      store_tile<Cfg, kTma, true>(acc[h], p, tile, epi, c_bar, maps, wgc, es);
     } else {
-      store_tile<Cfg, kTma, false>(acc[h], p, tile, epi, c_bar, map_c, map_d, wgc, es);
+      store_tile<Cfg, kTma, false>(acc[h], p, tile, epi, c_bar, maps, wgc, es);
     }
   }
 }
@@ -499,9 +516,9 @@ __device__ __forceinline__ void finish_unit(float (&acc)[Cfg::kHalves][Cfg::kAcc
 // (a parity wait cannot tell those apart).
 template <class Cfg, bool kF16, MatrixMajor kA, MatrixMajor kB, bool kTma>
 __device__ __forceinline__ void consume(Pipeline<Cfg::kStages>& pipe, unsigned char* smem,
-                                        Barrier (&c_bar)[Cfg::kEpiBuffers], const TensorMap* map_c,
-                                        const TensorMap* map_d, const Params& p, int wgc, int rank,
-                                        int cluster_m) {
+                                        Barrier (&c_bar)[Cfg::kEpiBuffers],
+                                        const EpilogueMaps& maps, const Params& p, int wgc,
+                                        int rank, int cluster_m) {
   const std::uint32_t smem_base = ptx::smem_addr(smem);
   unsigned char* epi =
       smem + Cfg::kStages * Cfg::kStageBytes + wgc * Cfg::kEpiBuffers * kEpiBufferBytes;
@@ -556,8 +573,8 @@ __device__ __forceinline__ void consume(Pipeline<Cfg::kStages>& pipe, unsigned c
       trace(p, 1 + wgc, i, 4);
       if constexpr (!kTma) tile_of(p, u.tile, rank, cluster_m, tm, tn);
       es.unit = i;
-      finish_unit<Cfg, kTma>(acc, u, tm, tn, epi, c_bar, map_c, map_d, p, wgc, first_atom, rank,
-                             cluster_m, es);
+      finish_unit<Cfg, kTma>(acc, u, tm, tn, epi, c_bar, maps, p, wgc, first_atom, rank, cluster_m,
+                             es);
       trace(p, 1 + wgc, i, 5);
     } else {
       s.advance(static_cast<std::uint32_t>(k_blocks));
@@ -579,12 +596,14 @@ __device__ __forceinline__ void consume(Pipeline<Cfg::kStages>& pipe, unsigned c
 
 // Launched with kThreads threads and Cfg::kSmemBytes of dynamic shared memory; TMA path: in
 // clusters of 1 or 2 CTAs along x; ordinary path: clusters of 1. The maps are unused (zeros) on
-// the ordinary path; map_c is map_d when beta == 0.
+// the ordinary path; map_c is map_d when beta == 0; map_c_tail and map_d_tail (the boxes of a
+// tile's last, narrower chunk: gemm_epilogue.cuh) are map_c and map_d when the tile has none.
 template <int kConfig, bool kF16, MatrixMajor kA, MatrixMajor kB, bool kTma>
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_kernel(const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b,
                 const __grid_constant__ TensorMap map_c, const __grid_constant__ TensorMap map_d,
-                const Params p) {
+                const __grid_constant__ TensorMap map_c_tail,
+                const __grid_constant__ TensorMap map_d_tail, const Params p) {
   using Cfg = Config<kConfig>;
   extern __shared__ unsigned char raw[];
   unsigned char* smem = raw + (kAlign - ptx::smem_addr(raw) % kAlign) % kAlign;
@@ -607,6 +626,10 @@ __global__ void __launch_bounds__(kThreads, 1)
       prefetch_descriptor(&map_b);
       prefetch_descriptor(&map_d);
       if (p.beta != 0.0f) prefetch_descriptor(&map_c);
+      if constexpr (Cfg::kBlockN % 64 != 0) {
+        prefetch_descriptor(&map_d_tail);
+        if (p.beta != 0.0f) prefetch_descriptor(&map_c_tail);
+      }
     }
   }
   // Peers and multicast copies must find the barriers initialized.
@@ -626,8 +649,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
   } else {
     warpgroup_reg_alloc<kConsumerRegs>();
-    consume<Cfg, kF16, kA, kB, kTma>(pipe, smem, c_bar[warpgroup - 1], &map_c, &map_d, p,
-                                     warpgroup - 1, rank, cluster_m);
+    const EpilogueMaps maps{&map_c, &map_d, &map_c_tail, &map_d_tail};
+    consume<Cfg, kF16, kA, kB, kTma>(pipe, smem, c_bar[warpgroup - 1], maps, p, warpgroup - 1, rank,
+                                     cluster_m);
   }
   // No CTA may leave while a peer's multicast copies or remote releases still target it.
   cluster_sync();

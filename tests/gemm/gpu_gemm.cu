@@ -422,6 +422,14 @@ std::string layout_code(MatrixLayout a, MatrixLayout b) {
   return s;
 }
 
+// B's layout in the per-configuration cases: row-major (MN-major tiles) unless the configuration
+// needs a column-major B (tma::ops::gemm_config_needs_k_major_b: the row-box widths).
+MatrixLayout b_layout_for(int config) {
+  return tma::ops::gemm_config_needs_k_major_b(tma::ops::kGemmConfigs[config])
+             ? MatrixLayout::kColMajor
+             : MatrixLayout::kRowMajor;
+}
+
 std::vector<Case> all_cases() {
   std::vector<Case> cases;
   const MatrixLayout kLayouts[] = {MatrixLayout::kRowMajor, MatrixLayout::kColMajor};
@@ -492,6 +500,36 @@ std::vector<Case> all_cases() {
         c.alpha = -2.5f, c.quick = config == 0;
         add(c, "alpha");
       }
+  // The row-box widths (block_n not a multiple of 64): B as one box of rows (half per CTA in a
+  // cluster) and a narrower last chunk per tile (its own TMA boxes for D and C). N = 4 block_n -
+  // 8 ends the last tile column inside that chunk (16-bit) or inside a whole one; every output
+  // type, beta with C separate and in place, clusters of 1 and 2 (m = 300: 3 tile rows, the last
+  // cluster's second CTA idle), both paths; and N = 2 block_n + 16 (the last tile's 16 columns,
+  // the rest past n).
+  for (int config = 0; config < tma::ops::kNumGemmConfigs; ++config) {
+    if (!tma::ops::gemm_config_needs_k_major_b(tma::ops::kGemmConfigs[config])) continue;
+    const std::int64_t block_n = tma::ops::kGemmConfigs[config].block_n;
+    for (Path p : kPaths)
+      for (DataType out : kOut)
+        for (int cluster : {1, 2})
+          for (CMode mode : {CMode::kSeparate, CMode::kInPlace}) {
+            if (p == Path::kOrdinary && cluster == 2) continue;
+            Case c{};
+            c.m = 300, c.n = 4 * block_n - 8, c.k = 200;
+            c.a_layout = MatrixLayout::kRowMajor, c.b_layout = MatrixLayout::kColMajor;
+            c.ab = DataType::kBFloat16, c.out = out, c.path = p;
+            c.tuning.config = config, c.tuning.cluster_m = cluster;
+            c.alpha = 1.5f, c.beta = -0.5f, c.c_mode = mode;
+            c.quick = out != DataType::kFloat16 && mode == CMode::kSeparate;
+            add(c, "rowbox/cfg" + std::to_string(config) + "-cl" + std::to_string(cluster) +
+                       (mode == CMode::kInPlace ? "-inplace" : ""));
+            if (mode == CMode::kSeparate) {
+              c.n = 2 * block_n + 16, c.beta = 0.0f, c.alpha = 1.0f, c.quick = false;
+              c.a_layout = MatrixLayout::kColMajor;
+              add(c, "rowbox/cfg" + std::to_string(config) + "-cl" + std::to_string(cluster));
+            }
+          }
+  }
   // K at and around one k-block; exact multiples of every tile.
   for (std::int64_t k : {40, 64, 65, 128})
     for (Path p : kPaths) {
@@ -512,7 +550,7 @@ std::vector<Case> all_cases() {
           if (cap != 0 && group != 0) continue;
           Case c{};
           c.m = 1147, c.n = 600, c.k = 200;
-          c.a_layout = MatrixLayout::kRowMajor, c.b_layout = MatrixLayout::kRowMajor;
+          c.a_layout = MatrixLayout::kRowMajor, c.b_layout = b_layout_for(config);
           c.ab = DataType::kBFloat16, c.out = DataType::kFloat32, c.path = Path::kTma;
           c.tuning.config = config, c.tuning.cluster_m = cluster, c.tuning.max_ctas = cap;
           c.tuning.raster_group = group;
@@ -533,7 +571,7 @@ std::vector<Case> all_cases() {
     for (int config = 0; config < tma::ops::kNumGemmConfigs; ++config) {
       Case c{};
       c.m = c.n = c.k = 2048;
-      c.a_layout = MatrixLayout::kRowMajor, c.b_layout = MatrixLayout::kRowMajor;
+      c.a_layout = MatrixLayout::kRowMajor, c.b_layout = b_layout_for(config);
       c.ab = DataType::kBFloat16, c.out = DataType::kBFloat16, c.path = p;
       c.tuning.config = config;
       add(c, "large/cfg" + std::to_string(config));
@@ -601,7 +639,7 @@ std::vector<Case> all_cases() {
     for (int cap : {0, 3, 7}) {
       Case c{};
       c.m = 1147, c.n = 600, c.k = 1500;
-      c.a_layout = MatrixLayout::kRowMajor, c.b_layout = MatrixLayout::kRowMajor;
+      c.a_layout = MatrixLayout::kRowMajor, c.b_layout = b_layout_for(config);
       c.ab = DataType::kBFloat16, c.out = DataType::kFloat32, c.path = Path::kTma;
       c.tuning.config = config, c.tuning.max_ctas = cap, c.quick = cap == 3;
       streamk(c, "cfg" + std::to_string(config) + "-cap" + std::to_string(cap));
@@ -655,7 +693,7 @@ std::vector<Case> all_cases() {
         if (cap != 0 && m != 1147) continue;
         Case c{};
         c.m = m, c.n = 600, c.k = 1500;
-        c.a_layout = MatrixLayout::kRowMajor, c.b_layout = MatrixLayout::kRowMajor;
+        c.a_layout = MatrixLayout::kRowMajor, c.b_layout = b_layout_for(config);
         c.ab = DataType::kBFloat16, c.out = DataType::kFloat32, c.path = Path::kTma;
         c.tuning.config = config, c.tuning.max_ctas = cap;
         c.quick = (m == 1147 && cap == 3) || (m == 300 && config == 1);

@@ -88,7 +88,7 @@ void gemm(const GemmArgs& args, cudaStream_t stream = nullptr, Path path = Path:
 // the M of wgmma) or take turns (ping-pong: each warpgroup a whole tile, alternate tiles, one
 // warpgroup's epilogue running under the other's k-loop).
 struct GemmConfig {
-  int block_n;  // wgmma N: 256, 192 or 128
+  int block_n;  // wgmma N: 256, 240, 224, 192, 176 or 128
   int stages;   // shared-memory ring depth (A 16 KiB + B block_n x 128 B per stage)
   // 8 KiB output staging buffers per consumer warpgroup: 2 or 4. Measured (H200, 2026-11-22,
   // bench/experiments/gemm_overhead): 128 x 256 with 3 stages and 4 buffers (no waits between its
@@ -125,8 +125,27 @@ inline constexpr GemmConfig kGemmConfigs[] = {
     // 11 x 192: 4096 x 2112 x 7168 700 vs 547, 8192 x 2112 x 7168 765 (split) vs 676. A 2-CTA
     // cluster splits its three B atoms 2 + 1.
     {192, 4, 2, false},
+    // Tile widths chosen to fill the last wave (the way cuBLAS fits it, by the tile width, where
+    // stream-K pays a handoff; docs/perf-log.md GEMM v1.9). Widths that are not a multiple of 64
+    // load B as one box of block_n rows (half each in a 2-CTA cluster), so they need B
+    // column-major (K-major; gemm_config_needs_k_major_b), and store D's last chunk of a tile
+    // through a narrower box. 128 x 224 (4 x 44 KiB): N = 7168 = 32 x 224 at M = 1024 / 2048
+    // (2 and 4 full waves of 2-CTA clusters, where 256 leaves 15% of the last wave idle).
+    {224, 4, 2, false},
+    // 128 x 240 (4 x 46 KiB): N = 11008 = 45.9 x 240 (46 tile columns: M = 1024 fills 93% of
+    // 3 waves, where 256 fills 87%).
+    {240, 4, 2, false},
+    // 128 x 176 (5 x 38 KiB): N = 2112 = 12 x 176 at M = 4096 / 8192 (97% of 3 / 6 waves).
+    {176, 5, 2, false},
 };
 inline constexpr int kNumGemmConfigs = sizeof(kGemmConfigs) / sizeof(kGemmConfigs[0]);
+
+// Whether configuration `c` needs B column-major (K-major tiles): its B tile (block_n rows, not a
+// multiple of the 64-column swizzle atom of a row-major B) is loaded as one box of rows. gemm()
+// does not choose it for a row-major B; naming it in GemmTuning::config with one is an error.
+constexpr bool gemm_config_needs_k_major_b(const GemmConfig& c) {
+  return c.block_n % 64 != 0;
+}
 
 // Run-time choices; 0 or -1 leaves the choice to gemm()'s heuristics.
 struct GemmTuning {

@@ -79,7 +79,23 @@ __device__ __forceinline__ void fence_operand(int& r) {
   "%104, %105, %106, %107, %108, %109, %110, %111, " \
   "%112, %113, %114, %115, %116, %117, %118, %119, " \
   "%120, %121, %122, %123, %124, %125, %126, %127"
+// Tile widths that fit a wave (include/tma/ops/gemm.hpp: kGemmConfigs): 88, 112 and 120
+// registers.
+#define TMA_WGMMA_R64_87                     \
+  "%64, %65, %66, %67, %68, %69, %70, %71, " \
+  "%72, %73, %74, %75, %76, %77, %78, %79, " \
+  "%80, %81, %82, %83, %84, %85, %86, %87"
+#define TMA_WGMMA_R96_111                        \
+  "%96, %97, %98, %99, %100, %101, %102, %103, " \
+  "%104, %105, %106, %107, %108, %109, %110, %111"
+#define TMA_WGMMA_R96_119                            \
+  "%96, %97, %98, %99, %100, %101, %102, %103, "     \
+  "%104, %105, %106, %107, %108, %109, %110, %111, " \
+  "%112, %113, %114, %115, %116, %117, %118, %119"
 #define TMA_WGMMA_D64 "{" TMA_WGMMA_R0_63 "}"
+#define TMA_WGMMA_D88 "{" TMA_WGMMA_R0_63 ", " TMA_WGMMA_R64_87 "}"
+#define TMA_WGMMA_D112 "{" TMA_WGMMA_R0_63 ", " TMA_WGMMA_R64_95 ", " TMA_WGMMA_R96_111 "}"
+#define TMA_WGMMA_D120 "{" TMA_WGMMA_R0_63 ", " TMA_WGMMA_R64_95 ", " TMA_WGMMA_R96_119 "}"
 #define TMA_WGMMA_D96 "{" TMA_WGMMA_R0_63 ", " TMA_WGMMA_R64_95 "}"
 #define TMA_WGMMA_D128 "{" TMA_WGMMA_R0_63 ", " TMA_WGMMA_R64_95 ", " TMA_WGMMA_R96_127 "}"
 #define TMA_WGMMA_OUT8(d, i)                                                                \
@@ -98,6 +114,24 @@ __device__ __forceinline__ void fence_operand(int& r) {
                "wgmma.mma_async.sync.aligned." SHAPE_TYPES " " DREGS ", %" DESC_A ", %" DESC_B \
                ", p, 1, 1, %" TRANS_A ", %" TRANS_B ";\n\t}"                                   \
                : __VA_ARGS__)
+
+// Defines ptx::wgmma_m64n<N>k16_f32<kF16, kTransA, kTransB>(float (&d)[N / 2], desc_a, desc_b,
+// scale_d) like the three written out below: DREGS names the N / 2 accumulator operands, A .. TB
+// the operand numbers after them (N / 2 .. N / 2 + 4), the variadic part their "+f" list.
+#define TMA_WGMMA_DEFINE_F32(N, DREGS, A, B, S, TA, TB, ...)                                 \
+  template <bool kF16, int kTransA, int kTransB>                                             \
+  __device__ __forceinline__ void wgmma_m64n##N##k16_f32(                                    \
+      float(&d)[N / 2], std::uint64_t desc_a, std::uint64_t desc_b, std::uint32_t scale_d) { \
+    static_assert((kTransA == 0 || kTransA == 1) && (kTransB == 0 || kTransB == 1),          \
+                  "the wgmma transpose immediates are 0 (K-major) or 1 (MN-major)");         \
+    if constexpr (kF16) {                                                                    \
+      TMA_WGMMA_ASM("m64n" #N "k16.f32.f16.f16", DREGS, A, B, S, TA, TB, __VA_ARGS__         \
+                    : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransA), "n"(kTransB));   \
+    } else {                                                                                 \
+      TMA_WGMMA_ASM("m64n" #N "k16.f32.bf16.bf16", DREGS, A, B, S, TA, TB, __VA_ARGS__       \
+                    : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransA), "n"(kTransB));   \
+    }                                                                                        \
+  }
 
 namespace tma::ptx {
 
@@ -163,5 +197,19 @@ __device__ __forceinline__ void wgmma_m64n128k16_f32(float (&d)[64], std::uint64
                   : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransA), "n"(kTransB));
   }
 }
+
+// wgmma.mma_async.sync.aligned.m64n{240,224,176}k16.f32.{bf16,f16}.{bf16,f16}
+//     {d0..d(N/2-1)}, descA, descB, scale-d, 1, 1, tnspA, tnspB;   PTX ISA 8.0, sm_90a.
+// As above with B 16 x N and D 64 x N (N / 2 registers per thread): the tile widths that fit a
+// wave of 132 SMs on the LLM shapes (ops/gemm.hpp: kGemmConfigs).
+TMA_WGMMA_DEFINE_F32(240, TMA_WGMMA_D120, "120", "121", "122", "123", "124", TMA_WGMMA_OUT64(d, 0),
+                     TMA_WGMMA_OUT8(d, 64), TMA_WGMMA_OUT8(d, 72), TMA_WGMMA_OUT8(d, 80),
+                     TMA_WGMMA_OUT8(d, 88), TMA_WGMMA_OUT8(d, 96), TMA_WGMMA_OUT8(d, 104),
+                     TMA_WGMMA_OUT8(d, 112))
+TMA_WGMMA_DEFINE_F32(224, TMA_WGMMA_D112, "112", "113", "114", "115", "116", TMA_WGMMA_OUT64(d, 0),
+                     TMA_WGMMA_OUT8(d, 64), TMA_WGMMA_OUT8(d, 72), TMA_WGMMA_OUT8(d, 80),
+                     TMA_WGMMA_OUT8(d, 88), TMA_WGMMA_OUT8(d, 96), TMA_WGMMA_OUT8(d, 104))
+TMA_WGMMA_DEFINE_F32(176, TMA_WGMMA_D88, "88", "89", "90", "91", "92", TMA_WGMMA_OUT64(d, 0),
+                     TMA_WGMMA_OUT8(d, 64), TMA_WGMMA_OUT8(d, 72), TMA_WGMMA_OUT8(d, 80))
 
 }  // namespace tma::ptx
