@@ -247,12 +247,6 @@ TensorMapSpec output_spec(DataType dt, const void* p, std::int64_t m, std::int64
   return s;
 }
 
-// The columns of a tile's last chunk when block_n is not a multiple of a chunk's 128 B (0: none;
-// gemm_epilogue.cuh).
-int tail_columns(int block_n, DataType out) {
-  return block_n % (128 / element_bytes(out));
-}
-
 // Every kernel instance has this signature (the maps are __grid_constant__ by value).
 using KernelFn = void (*)(TensorMap, TensorMap, TensorMap, TensorMap, TensorMap, TensorMap, Params);
 
@@ -570,7 +564,7 @@ void gemm_tuned(const GemmArgs& g, cudaStream_t stream, Path path, const GemmTun
       // C is only read: its map keeps all n columns (the loads past n_main are discarded).
       maps[2] = g.beta != 0.0f ? make_tensor_map(d::output_spec(g.c_dtype, g.c, g.m, g.n, g.ldc))
                                : maps[3];
-      const int tail = d::tail_columns(block_n, g.d_dtype);
+      const int tail = d::tail_columns(block_n, element_bytes(g.d_dtype));
       maps[5] = tail > 0
                     ? make_tensor_map(d::output_spec(g.d_dtype, g.d, g.m, r.n_main, g.ldd, tail))
                     : maps[3];

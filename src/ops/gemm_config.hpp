@@ -54,6 +54,13 @@ TMA_HOST_DEVICE constexpr std::uint32_t stmatrix_row_offset(int t, int s) {
   const int chunk = 2 * s + j / 2;  // its 16-byte chunk of the 128-byte row, before the swizzle
   return static_cast<std::uint32_t>(row * 128 + ((chunk ^ (row % 8)) * 16));
 }
+// The columns of a tile's last, narrower output chunk for outputs of esize bytes (0: none, when
+// block_n is a whole number of 128-byte chunks): gemm_epilogue.cuh stages and stores it, gemm.cu
+// encodes the maps of that box.
+TMA_HOST_DEVICE constexpr int tail_columns(int block_n, int esize) {
+  return block_n % (128 / esize);
+}
+
 // Named barriers: 0 is __syncthreads; consumer warpgroup w syncs its epilogue on 1 + w and its
 // stream-K handoff (the flag poll, the slot writes) on 3 + w; ping-pong: warpgroup w waits for
 // its turn at the tensor cores on 5 + w (the other warpgroup arrives there). TMA path: the
@@ -337,8 +344,8 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
   const double t_dp = scale(dp.config) * data_parallel_time(tiles_of(dp), k_blocks, workers_of(dp));
   GemmChoice best = dp;
   double t_best = kStreamKGain * t_dp;  // a split must beat this
-  // The cooperative ones (ping-pong: tuning only).
-  for (const int config : {0, 1, kFitConfigs[0], kFitConfigs[1], kFitConfigs[2], kFitConfigs[3]}) {
+  for (int config = 0; config < kNumGemmConfigs; ++config) {
+    if (kGemmConfigs[config].pingpong) continue;  // the cooperative ones (ping-pong: tuning only)
     if (req.config >= 0 && req.config != config) continue;
     if (!config_allowed(config, req.k_major_b)) continue;
     const GemmChoice sk = split_with(config);

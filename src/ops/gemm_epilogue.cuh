@@ -234,7 +234,7 @@ __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const 
   // staged in the same buffer layout (its rows padded to the 128 B swizzle span, as TMA reads a
   // narrower box under SWIZZLE_128B: docs/hardware-findings.md, finding 2), stored and loaded
   // through maps.d_tail / maps.c_tail.
-  constexpr int kTail = kBlockN % kCols;
+  constexpr int kTail = tail_columns(kBlockN, static_cast<int>(sizeof(Out)));
   constexpr int kChunks = kFull + (kTail > 0 ? 1 : 0);
   static_assert(kTail % 16 == 0, "a tile's last chunk has whole 16-column blocks");
   constexpr int kGroups = kCols / 8;  // 8-column accumulator groups per chunk
