@@ -556,8 +556,8 @@ void gemm_tuned(const GemmArgs& g, cudaStream_t stream, Path path, const GemmTun
           g.b_layout == MatrixLayout::kColMajor ? MatrixMajor::kK : MatrixMajor::kMN;
       const int block_n = kGemmConfigs[r.config].block_n;
       const int b_rows = gemm_config_needs_k_major_b(kGemmConfigs[r.config])
-                             ? block_n / r.cluster_m  // one row box (its half per cluster CTA)
-                             : 64;                    // 64 x 64 atoms
+                             ? d::row_box_rows(block_n, r.cluster_m)  // one row box per CTA
+                             : 64;                                    // 64 x 64 atoms
       maps[0] = make_tensor_map(d::operand_spec(g.a_dtype, g.a, a_major, g.m, g.k, g.lda));
       maps[1] = make_tensor_map(d::operand_spec(g.b_dtype, g.b, b_major, g.n, g.k, g.ldb, b_rows));
       maps[3] = make_tensor_map(d::output_spec(g.d_dtype, g.d, g.m, r.n_main, g.ldd));

@@ -60,6 +60,12 @@ TMA_HOST_DEVICE constexpr std::uint32_t stmatrix_row_offset(int t, int s) {
 TMA_HOST_DEVICE constexpr int tail_columns(int block_n, int esize) {
   return block_n % (128 / esize);
 }
+// The rows of B's box for a row-box width (block_n not a multiple of 64): each CTA of a cluster of
+// cluster_m loads its share of the tile's block_n rows (multicast to all). gemm.cu encodes the map
+// with this box, the producer places rank r's rows at r times it.
+TMA_HOST_DEVICE constexpr int row_box_rows(int block_n, int cluster_m) {
+  return block_n / cluster_m;
+}
 
 // Named barriers: 0 is __syncthreads; consumer warpgroup w syncs its epilogue on 1 + w and its
 // stream-K handoff (the flag poll, the slot writes) on 3 + w; ping-pong: warpgroup w waits for

@@ -89,7 +89,7 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
   // and multicasts them to both; a row-box B (Cfg::kRowBoxB), its half of the rows (the map's
   // box holds kBlockN / cluster_m rows).
   constexpr int kHalfB = (Cfg::kAtomsB + 1) / 2;
-  const int b_rows = Cfg::kBlockN / cluster_m;
+  const int b_rows = row_box_rows(Cfg::kBlockN, cluster_m);
   const int b_first = cluster_m == 1 ? 0 : rank * kHalfB;
   const int b_count = cluster_m == 1 ? Cfg::kAtomsB : rank == 0 ? kHalfB : Cfg::kAtomsB - kHalfB;
   PipelineState s = pipe.start();
