@@ -186,6 +186,11 @@ void check_args(const GemmArgs& g, Path path, const GemmTuning& t) {
     fail(kOp, cat("tuning.config = ", t.config, " (128 x ", kGemmConfigs[t.config].block_n,
                   " tiles) needs B column-major (K-major tiles: block_n is not a multiple of the "
                   "64-column atoms a row-major B is loaded in); use another configuration or -1"));
+  if (t.config >= 0 && gemm_config_tma_only(kGemmConfigs[t.config]) && path != Path::kTma)
+    fail(kOp, cat("tuning.config = ", t.config, " (128 x ", kGemmConfigs[t.config].block_n,
+                  " ping-pong tiles) needs Path::kTma: the ordinary path has no kernel for it "
+                  "(its epilogue does not fit the registers left next to 176 accumulators); use "
+                  "another configuration or -1"));
   if (t.stream_k < 0 || t.stream_k > 2)
     fail(kOp, cat("tuning.stream_k = ", t.stream_k,
                   " is not 0 (choose), 1 (off: data-parallel tiles) or 2 (on: split the last "
@@ -257,20 +262,26 @@ KernelFn kernel_for(int config, bool f16, MatrixMajor a, MatrixMajor b) {
     constexpr int kC = decltype(cfg)::value;
     constexpr bool kF = decltype(is_f16)::value;
     constexpr MatrixMajor K = MatrixMajor::kK, MN = MatrixMajor::kMN;
-    if (a == K && b == K) return gemm_kernel<kC, kF, K, K, kTma>;
-    if (a == MN && b == K) return gemm_kernel<kC, kF, MN, K, kTma>;
-    // A row-box configuration has no MN-major B kernel (check_args and the plan keep it away).
-    if constexpr (Config<kC>::kRowBoxB) {
+    // A TMA-only configuration has no ordinary-path kernel (check_args and the plan keep it
+    // away).
+    if constexpr (!kTma && ::tma::ops::gemm_config_tma_only(kGemmConfigs[kC])) {
       return nullptr;
     } else {
-      if (a == K) return gemm_kernel<kC, kF, K, MN, kTma>;
-      return gemm_kernel<kC, kF, MN, MN, kTma>;
+      if (a == K && b == K) return gemm_kernel<kC, kF, K, K, kTma>;
+      if (a == MN && b == K) return gemm_kernel<kC, kF, MN, K, kTma>;
+      // A row-box configuration has no MN-major B kernel (check_args and the plan keep it away).
+      if constexpr (Config<kC>::kRowBoxB) {
+        return nullptr;
+      } else {
+        if (a == K) return gemm_kernel<kC, kF, K, MN, kTma>;
+        return gemm_kernel<kC, kF, MN, MN, kTma>;
+      }
     }
   };
   const auto with_type = [&](auto cfg) {
     return f16 ? with_majors(cfg, std::true_type{}) : with_majors(cfg, std::false_type{});
   };
-  static_assert(kNumGemmConfigs == 7, "kernel_for() and smem_bytes_for() list every configuration");
+  static_assert(kNumGemmConfigs == 8, "kernel_for() and smem_bytes_for() list every configuration");
   switch (config) {
     case 0:
       return with_type(std::integral_constant<int, 0>{});
@@ -284,15 +295,17 @@ KernelFn kernel_for(int config, bool f16, MatrixMajor a, MatrixMajor b) {
       return with_type(std::integral_constant<int, 4>{});
     case 5:
       return with_type(std::integral_constant<int, 5>{});
-    default:
+    case 6:
       return with_type(std::integral_constant<int, 6>{});
+    default:
+      return with_type(std::integral_constant<int, 7>{});
   }
 }
 
 std::uint32_t smem_bytes_for(int config) {
   constexpr std::uint32_t kBytes[] = {
       Config<0>::kSmemBytes, Config<1>::kSmemBytes, Config<2>::kSmemBytes, Config<3>::kSmemBytes,
-      Config<4>::kSmemBytes, Config<5>::kSmemBytes, Config<6>::kSmemBytes};
+      Config<4>::kSmemBytes, Config<5>::kSmemBytes, Config<6>::kSmemBytes, Config<7>::kSmemBytes};
   return kBytes[config];
 }
 

@@ -22,14 +22,21 @@ inline constexpr int kBlockK = 64;   // 64 x 2 B = one 128 B swizzle row
 inline constexpr int kConsumerWarpgroups = 2;
 inline constexpr int kThreads = 128 * (1 + kConsumerWarpgroups);  // producer warpgroup + consumers
 inline constexpr int kConsumerWarps = 4 * kConsumerWarpgroups;
-// Register budgets per thread after setmaxnreg: 128 x 40 + 256 x 232 = 64512 <= 65536 (the SM's
-// file); the kernel starts with 65536 / 384 = 168 (launch bounds 384 x 1). The consumers hold
-// 128 accumulators + descriptors and epilogue temporaries; the producer only addresses. To be
-// measured: 24 / 240.
+// Register budgets per thread after setmaxnreg. The launch (launch bounds 384 x 1) gives every
+// thread 65536 / 384 rounded down to a multiple of 8 = 168: the CTA's pool is 384 x 168 = 64512
+// registers, and setmaxnreg.inc waits until the pool has them (a budget over it hangs: measured,
+// H200, session 9). So producer + 2 x consumer <= 504, each a multiple of 8. The consumers hold
+// the accumulators (128 per thread at 128 x 256 cooperative, 176 at 128 x 176 ping-pong) +
+// descriptors and epilogue temporaries; the producer only addresses.
+inline constexpr int kLaunchRegs = 65536 / kThreads / 8 * 8;
 inline constexpr int kProducerRegs = 40;
 inline constexpr int kConsumerRegs = 232;
-static_assert(128 * kProducerRegs + 128 * kConsumerWarpgroups * kConsumerRegs <= 65536,
-              "the register budgets after setmaxnreg must fit the SM's 65536 registers");
+// A wide ping-pong tile (176 accumulators per thread) needs the most the pool allows.
+inline constexpr int kWideProducerRegs = 24;
+inline constexpr int kWideConsumerRegs = 240;
+static_assert(kProducerRegs + kConsumerWarpgroups * kConsumerRegs <= kLaunchRegs * 3 &&
+                  kWideProducerRegs + kConsumerWarpgroups * kWideConsumerRegs <= kLaunchRegs * 3,
+              "the register budgets after setmaxnreg must fit the CTA's 384 x 168 registers");
 
 inline constexpr std::uint32_t kAtomBytes = 64 * 128;  // one 64 x 64 TMA box, 16-bit elements
 inline constexpr std::uint32_t kAlign = 1024;          // SWIZZLE_128B repeats every 1024 B
@@ -109,9 +116,13 @@ struct Config {
   // A 2-CTA cluster's CTAs load kBlockN / 2 rows of a row box each, the second half starting on
   // a 1024-byte swizzle repeat (8 rows): kBlockN a multiple of 16.
   static_assert(!kRowBoxB || kBlockN % 16 == 0, "a row-box width is a multiple of 16");
-  static_assert(
-      !kPingPong || kBlockN == 128,
-      "a ping-pong warpgroup holds a 128 x block_n tile: 128 accumulators at block_n 128");
+  static_assert(!kPingPong || kBlockN == 128 || kBlockN == 176,
+                "a ping-pong warpgroup holds a 128 x block_n tile: block_n accumulators per "
+                "thread, 128 or 176 (more do not fit its 240 registers)");
+  // setmaxnreg budgets (kLaunchRegs above).
+  static constexpr bool kWide = kPingPong && kBlockN > 128;
+  static constexpr int kProducerRegisters = kWide ? kWideProducerRegs : kProducerRegs;
+  static constexpr int kConsumerRegisters = kWide ? kWideConsumerRegs : kConsumerRegs;
   static_assert(kStages >= 2 && kStages <= 8, "2..8 pipeline stages");
   // 227 KiB is the opt-in maximum per block on sm_90 (cudaDevAttrMaxSharedMemoryPerBlockOptin),
   // static shared memory (the barriers) included.

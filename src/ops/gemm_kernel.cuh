@@ -95,30 +95,37 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
   PipelineState s = pipe.start();
   Cursor cursor = schedule_start(p.sched, static_cast<int>(blockIdx.x) / cluster_m);
   Unit u;
+  // Few values live across the k-loop (a wide ping-pong configuration leaves this thread 24
+  // registers: gemm_config.hpp): the unit's A row and B column, its rotated k-block and the count
+  // left, the stage.
   for (int i = 0; next_unit(p.sched, cursor, u); ++i) {
     int tm, tn;
     tile_of(p, u.tile, rank, cluster_m, tm, tn);
     trace(p, 0, i, 0);
-    const int shift = k_shift(p.sched, u.tile);  // the tile's k order (gemm_schedule.hpp)
-    for (int kb = u.kb_begin; kb < u.kb_end; ++kb) {
+    const int a_row = tm * kBlockM;
+    const int b_col = tn * Cfg::kBlockN + (Cfg::kRowBoxB ? rank * b_rows : 0);
+    // The tile's k order (gemm_schedule.hpp: k_shift, rotated_k_block), stepped with a wrap.
+    int kr = rotated_k_block(p.sched, k_shift(p.sched, u.tile), u.kb_begin);
+    for (int left = u.kb_end - u.kb_begin; left > 0; --left) {
       pipe.producer_acquire(s);
-      if (kb == u.kb_begin) trace(p, 0, i, 1);
+      if (left == u.kb_end - u.kb_begin) trace(p, 0, i, 1);
       // Every A and B byte of the stage lands in this CTA: its own copies and the peer's
       // multicast half of B.
       pipe.producer_commit(s, Cfg::kStageBytes);
       unsigned char* a = smem + s.index * Cfg::kStageBytes;
       unsigned char* b = a + Cfg::kABytes;
-      const int k0 = rotated_k_block(p.sched, shift, kb) * kBlockK;
+      const int k0 = kr * kBlockK;
+      kr = kr + 1 == p.sched.k_blocks ? 0 : kr + 1;
 #pragma unroll
       for (int j = 0; j < Cfg::kAtomsA; ++j) {
         std::int32_t c[2];
-        atom_coords<kA>(c, k0, tm * kBlockM + 64 * j);
+        atom_coords<kA>(c, k0, a_row + 64 * j);
         load(a + j * kAtomBytes, map_a, pipe.full(s), c);
       }
       if constexpr (Cfg::kRowBoxB) {
         static_assert(kB == MatrixMajor::kK, "a row-box B tile is K-major");
-        const std::int32_t c[2] = {k0, tn * Cfg::kBlockN + rank * b_rows};
-        unsigned char* dst = b + rank * b_rows * 128;
+        const std::int32_t c[2] = {k0, b_col};
+        unsigned char* dst = b + (b_col - tn * Cfg::kBlockN) * 128;
         if (cluster_m == 1) {
           load(dst, map_b, pipe.full(s), c);
         } else {
@@ -127,7 +134,7 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
       } else {
         for (int j = b_first; j < b_first + b_count; ++j) {
           std::int32_t c[2];
-          atom_coords<kB>(c, k0, tn * Cfg::kBlockN + 64 * j);
+          atom_coords<kB>(c, k0, b_col + 64 * j);
           if (cluster_m == 1) {
             load(b + j * kAtomBytes, map_b, pipe.full(s), c);
           } else {
@@ -537,8 +544,14 @@ __device__ __forceinline__ void consume(Pipeline<Cfg::kStages>& pipe, unsigned c
   Unit u;
   bool have = next_unit(p.sched, cursor, u);
   for (int i = 0; have; ++i) {
-    Unit next;
-    const bool have_next = next_unit(p.sched, cursor, next);
+    // Whether a unit follows (ping-pong: the turn to pass on), from a copy of the cursor: the
+    // next unit itself is read after the k-loop, not held across it (4 registers fewer there).
+    bool have_next;
+    {
+      Cursor peek = cursor;
+      Unit unused;
+      have_next = next_unit(p.sched, peek, unused);
+    }
     const int k_blocks = u.kb_end - u.kb_begin;
     if (!Cfg::kPingPong || i % 2 == wgc) {
       trace(p, 1 + wgc, i, 0);
@@ -579,8 +592,7 @@ __device__ __forceinline__ void consume(Pipeline<Cfg::kStages>& pipe, unsigned c
     } else {
       s.advance(static_cast<std::uint32_t>(k_blocks));
     }
-    u = next;
-    have = have_next;
+    have = next_unit(p.sched, cursor, u);
   }
   if constexpr (kTma) {
     // The last stores must have read their buffers before the CTA (and its shared memory) goes
@@ -638,7 +650,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int warpgroup = static_cast<int>(threadIdx.x) / kWarpgroupThreads;
   const Role role = warpgroup == 0 ? Role::kProducer : Role::kConsumer;
   if (role == Role::kProducer) {
-    warpgroup_reg_dealloc<kProducerRegs>();
+    warpgroup_reg_dealloc<Cfg::kProducerRegisters>();
     if constexpr (kTma) {
       if (threadIdx.x == 0)
         produce_tma<Cfg, kA, kB>(pipe, smem, &map_a, &map_b, p, rank, cluster_m);
@@ -648,7 +660,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       produce_ordinary<Cfg, kA, kB>(pipe, smem, p);
     }
   } else {
-    warpgroup_reg_alloc<kConsumerRegs>();
+    warpgroup_reg_alloc<Cfg::kConsumerRegisters>();
     const EpilogueMaps maps{&map_c, &map_d, &map_c_tail, &map_d_tail};
     consume<Cfg, kF16, kA, kB, kTma>(pipe, smem, c_bar[warpgroup - 1], maps, p, warpgroup - 1, rank,
                                      cluster_m);

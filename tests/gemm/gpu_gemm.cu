@@ -438,6 +438,11 @@ std::vector<Case> all_cases() {
   const Path kPaths[] = {Path::kTma, Path::kOrdinary};
   auto path_name = [](Path p) { return p == Path::kTma ? "tma" : "ord"; };
   auto add = [&](Case c, const std::string& family) {
+    // A TMA-only configuration (a wide ping-pong tile) has no ordinary-path kernel: gemm refuses
+    // it there (tests/gemm/test_gemm_host.cpp checks the error).
+    if (c.path == Path::kOrdinary && c.tuning.config >= 0 &&
+        tma::ops::gemm_config_tma_only(tma::ops::kGemmConfigs[c.tuning.config]))
+      return;
     c.name = family + "/" + path_name(c.path) + "/" + dtype_name(c.ab) + "->" + dtype_name(c.out) +
              "/" + layout_code(c.a_layout, c.b_layout) + "/" + std::to_string(c.m) + "x" +
              std::to_string(c.n) + "x" + std::to_string(c.k);

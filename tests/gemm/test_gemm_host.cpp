@@ -1011,9 +1011,9 @@ TEST(GemmArgs, RejectsPartialOverlapOfCAndD) {
 TEST(GemmArgs, RejectsBadTuning) {
   auto g = valid_args();
   ops::GemmTuning t;
-  t.config = 7;
+  t.config = ops::kNumGemmConfigs;
   EXPECT_EQ(error_of([&] { ops::gemm_tuned(g, nullptr, ops::Path::kTma, t); }),
-            "tma::ops::gemm: tuning.config = 7 is outside -1..6 (kGemmConfigs): use -1 to let "
+            "tma::ops::gemm: tuning.config = 8 is outside -1..7 (kGemmConfigs): use -1 to let "
             "gemm() choose");
   // A row-box width (224: not a multiple of the 64-column atoms) with a row-major B.
   t.config = 4;
@@ -1029,6 +1029,14 @@ TEST(GemmArgs, RejectsBadTuning) {
   EXPECT_EQ(error_of([&] { ops::gemm_tuned(g, nullptr, ops::Path::kOrdinary, t); }),
             "tma::ops::gemm: tuning.cluster_m = 2 needs Path::kTma: the ordinary path has no "
             "multicast; use cluster_m = 0 or 1");
+  // A wide ping-pong configuration (128 x 176) on the ordinary path: no kernel there.
+  t = {};
+  t.config = 7;
+  ASSERT_TRUE(ops::gemm_config_tma_only(ops::kGemmConfigs[7]));
+  EXPECT_EQ(error_of([&] { ops::gemm_tuned(g, nullptr, ops::Path::kOrdinary, t); }),
+            "tma::ops::gemm: tuning.config = 7 (128 x 176 ping-pong tiles) needs Path::kTma: the "
+            "ordinary path has no kernel for it (its epilogue does not fit the registers left "
+            "next to 176 accumulators); use another configuration or -1");
 }
 
 TEST(GemmArgs, RejectsBadStreamKTuning) {

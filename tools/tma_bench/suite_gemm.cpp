@@ -325,6 +325,9 @@ CaseResult run_gemm(const Case& c, Runner& r) {
     for (int config = -1; config < ops::kNumGemmConfigs; ++config) {
       for (const int cluster : kSweepClusters) {
         if (cluster > 1 && path != ops::Path::kTma) continue;  // no multicast on that path
+        if (config >= 0 && path != ops::Path::kTma &&
+            ops::gemm_config_tma_only(ops::kGemmConfigs[config]))
+          continue;  // no ordinary-path kernel
         ops::GemmTuning t;
         t.config = config;
         t.cluster_m = config < 0 ? 0 : cluster;

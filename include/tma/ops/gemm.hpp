@@ -95,7 +95,8 @@ struct GemmConfig {
   // TMA stores) cut the per-tile overhead (3.8 -> 3.2 us) but slowed the k-loop by 10%; an
   // epilogue storing straight from registers to global memory doubled the overhead (7.6 us).
   int epilogue_buffers;
-  bool pingpong;  // false: cooperative; true: ping-pong (block_n 128 only: 128 accumulators)
+  bool pingpong;  // false: cooperative; true: ping-pong (block_n 128 or 176: 2 x block_n / 2
+                  // accumulators)
 };
 
 // The compiled configurations: all tile choices of the kernel (the register budgets, raster and
@@ -137,6 +138,14 @@ inline constexpr GemmConfig kGemmConfigs[] = {
     {240, 4, 2, false},
     // 128 x 176 (5 x 38 KiB): N = 2112 = 12 x 176 at M = 4096 / 8192 (97% of 3 / 6 waves).
     {176, 5, 2, false},
+    // 128 x 176 ping-pong (5 x 38 KiB): each consumer warpgroup a whole 128 x 176 tile (176
+    // accumulators: setmaxnreg 24 / 240, gemm_config.hpp), one's epilogue under the other's
+    // k-loop; TMA path only (gemm_config_tma_only). A tuning option; the heuristic does not choose
+    // it. Measured (H200, session 10, docs/perf-log.md): at base clocks (ncu) 7.4% fewer cycles
+    // than the plan's 128 x 256 at 8192 x 7168 x 2048 and 4096 x 7168 x 2048 (cuBLAS's own
+    // ping-pong 128 x 176 kernels' count); at full clock 1% fewer in clusters of 2, 6% more in
+    // clusters of 1 (L2 traffic: no multicast), so the default suite saw no gain.
+    {176, 5, 2, true},
 };
 inline constexpr int kNumGemmConfigs = sizeof(kGemmConfigs) / sizeof(kGemmConfigs[0]);
 
@@ -145,6 +154,14 @@ inline constexpr int kNumGemmConfigs = sizeof(kGemmConfigs) / sizeof(kGemmConfig
 // does not choose it for a row-major B; naming it in GemmTuning::config with one is an error.
 constexpr bool gemm_config_needs_k_major_b(const GemmConfig& c) {
   return c.block_n % 64 != 0;
+}
+
+// Whether configuration `c` runs on Path::kTma only: a wide ping-pong tile (176 accumulators per
+// consumer thread) leaves the ordinary path's epilogue (bounds-checked stores from registers) too
+// few registers (ptxas spills 160 B). gemm() does not choose it for the ordinary path; naming it in
+// GemmTuning::config with Path::kOrdinary is an error.
+constexpr bool gemm_config_tma_only(const GemmConfig& c) {
+  return c.pingpong && c.block_n > 128;
 }
 
 // Run-time choices; 0 or -1 leaves the choice to gemm()'s heuristics.
