@@ -1029,9 +1029,11 @@ TEST(GemmArgs, RejectsBadTuning) {
   EXPECT_EQ(error_of([&] { ops::gemm_tuned(g, nullptr, ops::Path::kOrdinary, t); }),
             "tma::ops::gemm: tuning.cluster_m = 2 needs Path::kTma: the ordinary path has no "
             "multicast; use cluster_m = 0 or 1");
-  // A wide ping-pong configuration (128 x 176) on the ordinary path: no kernel there.
+  // A wide ping-pong configuration (128 x 176, a row-box width: B column-major) on the ordinary
+  // path: no kernel there.
   t = {};
   t.config = 7;
+  g.b_layout = ops::MatrixLayout::kColMajor;
   ASSERT_TRUE(ops::gemm_config_tma_only(ops::kGemmConfigs[7]));
   EXPECT_EQ(error_of([&] { ops::gemm_tuned(g, nullptr, ops::Path::kOrdinary, t); }),
             "tma::ops::gemm: tuning.config = 7 (128 x 176 ping-pong tiles) needs Path::kTma: the "
