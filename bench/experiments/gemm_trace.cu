@@ -11,7 +11,9 @@
 //   wait_group_read and the barrier), chunk 1, the rest; how far warpgroup 1 trails warpgroup 0;
 //   whole kernel: units per CTA, each consumer warpgroup's first unit and its span (first unit's
 //   start .. last unit's end), mean and max over the CTAs (max / mean: the cost of the last
-//   partial wave).
+//   partial wave); each CTA's lifetime (entry, barrier setup, the consumers' first unit, the
+//   tail after the last unit, the last cluster sync) and, by %globaltimer, how the CTAs' entries
+//   and exits spread against the launch's event time.
 //   gemm_trace [config=0] [k=2048] [m=8192] [n=8192]
 #include <cuda_runtime.h>
 
@@ -71,6 +73,8 @@ int main(int argc, char** argv) {
   experiment::check(cudaEventCreate(&e1), "event");
   float ms = 0;
   for (int r = 0; r < 5; ++r) {  // the last run's stamps are kept
+    // Cleared before every run: the exit stamps are maxima (atomicMax) of per-SM clocks.
+    experiment::check(cudaMemset(trace, 0, slots * sizeof(unsigned long long)), "memset trace");
     experiment::check(cudaEventRecord(e0), "record");
     tma::ops::gemm_tuned(g, nullptr, tma::ops::Path::kTma, t, &plan);
     experiment::check(cudaEventRecord(e1), "record");
@@ -218,6 +222,45 @@ int main(int argc, char** argv) {
       "  whole kernel: %d..%d units per CTA; first unit: first-stage wait %.0f, k-loop issue %.0f; "
       "consumer span mean %.0f, max %.0f cycles; kernel %.0f cycles at that clock\n",
       units_min, units_max, first0.get(), loop0.get(), c_span.get(), c_span_max, ms * 1e3 * mhz);
+  // The CTAs' lifetimes (role kTraceKernel): clock64 steps on each SM, %globaltimer across SMs.
+  {
+    Mean init, to_consumer, to_first, tail, wg1_later, to_exit, life, prod_tail;
+    double life_max = 0, entry_min = 1e30, entry_max = 0, exit_min = 1e30, exit_max = 0;
+    const auto kt = [&](int cta, int point) { return at(cta, d::kTraceKernel, 0, point); };
+    for (int cta = 0; cta < plan.ctas; ++cta) {
+      if (kt(cta, d::kExit) == 0) continue;
+      init.add(kt(cta, d::kInitSynced) - kt(cta, d::kEntry));
+      to_consumer.add(kt(cta, d::kConsumerStart) - kt(cta, d::kInitSynced));
+      if (at(cta, 1, 0, 0) != 0) to_first.add(at(cta, 1, 0, 0) - kt(cta, d::kConsumerStart));
+      int last = -1;
+      for (int u = 0; u < d::kTraceUnits; ++u)
+        if (h[d::trace_slot(cta, 1, u, 0)] != 0) last = u;
+      if (last >= 0) tail.add(kt(cta, d::kConsumerDone) - at(cta, 1, last, 5));
+      wg1_later.add(kt(cta, d::kConsumerDone1) - kt(cta, d::kConsumerDone));
+      to_exit.add(kt(cta, d::kExit) -
+                  std::max(kt(cta, d::kConsumerDone), kt(cta, d::kConsumerDone1)));
+      prod_tail.add(kt(cta, d::kExit) - kt(cta, d::kProducerDone));
+      const double l = kt(cta, d::kExit) - kt(cta, d::kEntry);
+      life.add(l);
+      life_max = std::max(life_max, l);
+      entry_min = std::min(entry_min, kt(cta, d::kEntryNs));
+      entry_max = std::max(entry_max, kt(cta, d::kEntryNs));
+      exit_min = std::min(exit_min, kt(cta, d::kExitNs));
+      exit_max = std::max(exit_max, kt(cta, d::kExitNs));
+    }
+    std::printf(
+        "  CTA lifetime (cycles, mean): entry .. barriers + cluster sync %.0f; .. consumer "
+        "start %.0f; .. its first unit %.0f; last unit's end .. wait_group_read done %.0f "
+        "(warpgroup 1 done %.0f later); the later one .. exit %.0f (producer done .. exit %.0f); "
+        "lifetime mean %.0f, max %.0f\n",
+        init.get(), to_consumer.get(), to_first.get(), tail.get(), wg1_later.get(), to_exit.get(),
+        prod_tail.get(), life.get(), life_max);
+    std::printf(
+        "  globaltimer: CTA entries spread over %.2f us, exits over %.2f us; first entry .. last "
+        "exit %.2f us; events around the launch %.2f us\n",
+        (entry_max - entry_min) * 1e-3, (exit_max - exit_min) * 1e-3, (exit_max - entry_min) * 1e-3,
+        ms * 1e3);
+  }
   static const char* const kKinds[3] = {"whole", "partial", "finish"};
   for (int kind = 0; kind < 3; ++kind) {
     if (k_per_kb[kind].count == 0) continue;

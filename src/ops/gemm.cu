@@ -255,6 +255,20 @@ TensorMapSpec output_spec(DataType dt, const void* p, std::int64_t m, std::int64
 // Every kernel instance has this signature (the maps are __grid_constant__ by value).
 using KernelFn = void (*)(TensorMap, TensorMap, TensorMap, TensorMap, TensorMap, TensorMap, Params);
 
+// f(std::integral_constant<int, config>{}) for a run-time config in 0 .. kNumGemmConfigs - 1 (a
+// value-initialized result outside it; check_args rejects such a config first): one instance per
+// configuration of kGemmConfigs, none listed by hand.
+template <class F, int... kC>
+auto with_config(int config, F&& f, std::integer_sequence<int, kC...>) {
+  decltype(f(std::integral_constant<int, 0>{})) r{};
+  (void)((config == kC ? (r = f(std::integral_constant<int, kC>{}), true) : false) || ...);
+  return r;
+}
+template <class F>
+auto with_config(int config, F&& f) {
+  return with_config(config, f, std::make_integer_sequence<int, kNumGemmConfigs>{});
+}
+
 // Run-time choices -> one of the compiled kernels.
 template <bool kTma>
 KernelFn kernel_for(int config, bool f16, MatrixMajor a, MatrixMajor b) {
@@ -281,32 +295,11 @@ KernelFn kernel_for(int config, bool f16, MatrixMajor a, MatrixMajor b) {
   const auto with_type = [&](auto cfg) {
     return f16 ? with_majors(cfg, std::true_type{}) : with_majors(cfg, std::false_type{});
   };
-  static_assert(kNumGemmConfigs == 8, "kernel_for() and smem_bytes_for() list every configuration");
-  switch (config) {
-    case 0:
-      return with_type(std::integral_constant<int, 0>{});
-    case 1:
-      return with_type(std::integral_constant<int, 1>{});
-    case 2:
-      return with_type(std::integral_constant<int, 2>{});
-    case 3:
-      return with_type(std::integral_constant<int, 3>{});
-    case 4:
-      return with_type(std::integral_constant<int, 4>{});
-    case 5:
-      return with_type(std::integral_constant<int, 5>{});
-    case 6:
-      return with_type(std::integral_constant<int, 6>{});
-    default:
-      return with_type(std::integral_constant<int, 7>{});
-  }
+  return with_config(config, with_type);
 }
 
 std::uint32_t smem_bytes_for(int config) {
-  constexpr std::uint32_t kBytes[] = {
-      Config<0>::kSmemBytes, Config<1>::kSmemBytes, Config<2>::kSmemBytes, Config<3>::kSmemBytes,
-      Config<4>::kSmemBytes, Config<5>::kSmemBytes, Config<6>::kSmemBytes, Config<7>::kSmemBytes};
-  return kBytes[config];
+  return with_config(config, [](auto cfg) { return Config<decltype(cfg)::value>::kSmemBytes; });
 }
 
 cudaLaunchConfig_t launch_config(int cluster_m, std::uint32_t smem, cudaStream_t stream,

@@ -20,7 +20,8 @@ namespace tma::ops::detail::gemm {
 inline constexpr int kBlockM = 128;  // two consumer warpgroups x 64 rows (wgmma M)
 inline constexpr int kBlockK = 64;   // 64 x 2 B = one 128 B swizzle row
 inline constexpr int kConsumerWarpgroups = 2;
-inline constexpr int kThreads = 128 * (1 + kConsumerWarpgroups);  // producer warpgroup + consumers
+inline constexpr int kWarpgroups = 1 + kConsumerWarpgroups;  // the producer warpgroup + consumers
+inline constexpr int kThreads = 128 * kWarpgroups;
 inline constexpr int kConsumerWarps = 4 * kConsumerWarpgroups;
 // Register budgets per thread after setmaxnreg. The launch (launch bounds 384 x 1) gives every
 // thread 65536 / 384 rounded down to a multiple of 8 = 168: the CTA's pool is 384 x 168 = 64512
@@ -34,8 +35,9 @@ inline constexpr int kConsumerRegs = 232;
 // A wide ping-pong tile (176 accumulators per thread) needs the most the pool allows.
 inline constexpr int kWideProducerRegs = 24;
 inline constexpr int kWideConsumerRegs = 240;
-static_assert(kProducerRegs + kConsumerWarpgroups * kConsumerRegs <= kLaunchRegs * 3 &&
-                  kWideProducerRegs + kConsumerWarpgroups * kWideConsumerRegs <= kLaunchRegs * 3,
+static_assert(kProducerRegs + kConsumerWarpgroups * kConsumerRegs <= kLaunchRegs * kWarpgroups &&
+                  kWideProducerRegs + kConsumerWarpgroups * kWideConsumerRegs <=
+                      kLaunchRegs * kWarpgroups,
               "the register budgets after setmaxnreg must fit the CTA's 384 x 168 registers");
 
 inline constexpr std::uint32_t kAtomBytes = 64 * 128;  // one 64 x 64 TMA box, 16-bit elements
@@ -163,14 +165,27 @@ struct Params {
 
 // TMA_GEMM_TRACE builds: where role r (0 producer, 1 + w consumer warpgroup w) of CTA `cta`
 // stamps point `point` (kTracePoints per unit) of its unit `unit` (< kTraceUnits; later units are
-// not recorded).
+// not recorded). Role kTraceKernel, unit 0, holds the CTA's whole-lifetime stamps (TraceKernel).
 inline constexpr int kTraceUnits = 64;
 // Point 13 holds the unit's kind and k-blocks ((kind << 24) | k-blocks), not a time; 14..17
 // stamp the stream-K handoff (gemm_kernel.cuh: publish_partial, add_peer_partials).
 inline constexpr int kTracePoints = 18;  // 0..17 (gemm_kernel.cuh, gemm_epilogue.cuh)
+inline constexpr int kTraceKernel = 3;
 TMA_HOST_DEVICE constexpr std::int64_t trace_slot(int cta, int role, int unit, int point) {
-  return ((std::int64_t{cta} * 3 + role) * kTraceUnits + unit) * kTracePoints + point;
+  return ((std::int64_t{cta} * 4 + role) * kTraceUnits + unit) * kTracePoints + point;
 }
+// The whole-lifetime points (clock64 unless named _ns: %globaltimer, comparable across SMs).
+enum TraceKernel : int {
+  kEntry = 0,          // thread 0, the kernel's first statement
+  kEntryNs = 1,        //
+  kInitSynced = 2,     // thread 0, barriers initialized and the first cluster_sync passed
+  kConsumerStart = 3,  // consumer warpgroup 0's leader, after setmaxnreg
+  kConsumerDone = 4,   // its unit loop and last wait_group_read done
+  kProducerDone = 5,   // thread 0 (the TMA producer) after its tail
+  kExit = 6,           // the last of the three warpgroup leaders to leave (atomicMax)
+  kExitNs = 7,
+  kConsumerDone1 = 8,  // consumer warpgroup 1's leader, as kConsumerDone
+};
 
 // ---- D's edge --------------------------------------------------------------------------------
 

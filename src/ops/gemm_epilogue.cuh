@@ -38,6 +38,7 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <cuda/ptx>
 #include <type_traits>
 
 #include "gemm_config.hpp"
@@ -84,6 +85,29 @@ __device__ __forceinline__ void trace(const Params& p, int role, int unit, int p
     trace_value(p, role, unit, point, static_cast<unsigned long long>(clock64()));
   } else {
     (void)p, (void)role, (void)unit, (void)point;
+  }
+}
+
+// TMA_GEMM_TRACE builds: the calling thread stamps the CTA's whole-lifetime point (TraceKernel).
+__device__ __forceinline__ void trace_kernel(const Params& p, TraceKernel point,
+                                             unsigned long long value) {
+  if constexpr (TMA_GEMM_TRACE != 0) {
+    p.trace[trace_slot(static_cast<int>(blockIdx.x), kTraceKernel, 0, point)] = value;
+  } else {
+    (void)p, (void)point, (void)value;
+  }
+}
+
+// TMA_GEMM_TRACE builds: the CTA's exit (clock64 and %globaltimer), the latest of the callers.
+__device__ __forceinline__ void trace_kernel_exit(const Params& p) {
+  if constexpr (TMA_GEMM_TRACE != 0) {
+    const auto slot = [&](int point) {
+      return &p.trace[trace_slot(static_cast<int>(blockIdx.x), kTraceKernel, 0, point)];
+    };
+    atomicMax(slot(kExit), static_cast<unsigned long long>(clock64()));
+    atomicMax(slot(kExitNs), cuda::ptx::get_sreg_globaltimer());
+  } else {
+    (void)p;
   }
 }
 

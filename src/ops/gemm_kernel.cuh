@@ -125,6 +125,9 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
       if constexpr (Cfg::kRowBoxB) {
         static_assert(kB == MatrixMajor::kK, "a row-box B tile is K-major");
         const std::int32_t c[2] = {k0, b_col};
+        // This CTA's rows start rank * b_rows rows into the stage's B tile: b_col minus the
+        // tile's first column, re-derived here rather than kept in a register of its own (at 24
+        // registers, config 7's producer spilled with one more value live across the k-loop).
         unsigned char* dst = b + (b_col - tn * Cfg::kBlockN) * 128;
         if (cluster_m == 1) {
           load(dst, map_b, pipe.full(s), c);
@@ -145,6 +148,16 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
       s.advance();
     }
     trace(p, 0, i, 2);
+  }
+  // The tail: wait until every stage's last fill has been released by the consumers of every CTA
+  // that read it (empty barrier: one release per consumer warp of the cluster). After that no
+  // peer's release (a remote mbarrier arrive) still targets this CTA's shared memory, and its own
+  // consumers waited for every multicast copy into it (full barriers), so the CTA may exit
+  // without a cluster-wide barrier (the kernel's end: gemm_kernel).
+#pragma unroll 1
+  for (int i = 0; i < Cfg::kStages; ++i) {
+    pipe.producer_acquire(s);
+    s.advance();
   }
 }
 
@@ -622,6 +635,12 @@ __global__ void __launch_bounds__(kThreads, 1)
   __shared__ Pipeline<Cfg::kStages> pipe;
   __shared__ Barrier c_bar[kConsumerWarpgroups][Cfg::kEpiBuffers];  // epilogue: C chunk loaded
 
+  if constexpr (TMA_GEMM_TRACE != 0) {
+    if (threadIdx.x == 0) {
+      trace_kernel(p, kEntry, clock64());
+      trace_kernel(p, kEntryNs, cuda::ptx::get_sreg_globaltimer());
+    }
+  }
   const int cluster_m = static_cast<int>(cluster_size());
   const int rank = static_cast<int>(cluster_cta_rank());
   if (threadIdx.x == 0) {
@@ -646,14 +665,19 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   // Peers and multicast copies must find the barriers initialized.
   cluster_sync();
+  if constexpr (TMA_GEMM_TRACE != 0) {
+    if (threadIdx.x == 0) trace_kernel(p, kInitSynced, clock64());
+  }
 
   const int warpgroup = static_cast<int>(threadIdx.x) / kWarpgroupThreads;
   const Role role = warpgroup == 0 ? Role::kProducer : Role::kConsumer;
   if (role == Role::kProducer) {
     warpgroup_reg_dealloc<Cfg::kProducerRegisters>();
     if constexpr (kTma) {
-      if (threadIdx.x == 0)
+      if (threadIdx.x == 0) {
         produce_tma<Cfg, kA, kB>(pipe, smem, &map_a, &map_b, p, rank, cluster_m);
+        if constexpr (TMA_GEMM_TRACE != 0) trace_kernel(p, kProducerDone, clock64());
+      }
       if (p.sched.sk_tiles > 0 && static_cast<int>(threadIdx.x) / 32 == kFlagWarp)
         publish_flags(p, rank, cluster_m);
     } else {
@@ -662,11 +686,20 @@ __global__ void __launch_bounds__(kThreads, 1)
   } else {
     warpgroup_reg_alloc<Cfg::kConsumerRegisters>();
     const EpilogueMaps maps{&map_c, &map_d, &map_c_tail, &map_d_tail};
+    const bool stamp = TMA_GEMM_TRACE != 0 && threadIdx.x % kWarpgroupThreads == 0;
+    if (stamp && warpgroup == 1) trace_kernel(p, kConsumerStart, clock64());
     consume<Cfg, kF16, kA, kB, kTma>(pipe, smem, c_bar[warpgroup - 1], maps, p, warpgroup - 1, rank,
                                      cluster_m);
+    if (stamp) trace_kernel(p, warpgroup == 1 ? kConsumerDone : kConsumerDone1, clock64());
   }
-  // No CTA may leave while a peer's multicast copies or remote releases still target it.
-  cluster_sync();
+  // No cluster barrier before the exit: no CTA leaves while a peer's multicast copies or remote
+  // releases still target it, because its consumers waited for every copy (full barriers) and
+  // its producer for every release (produce_tma's tail). The ordinary path runs clusters of 1.
+  // (With a final cluster_sync a CTA left 1,200-1,800 cycles after its consumers were done,
+  // without it ~140: gemm_trace, session 12.)
+  if constexpr (TMA_GEMM_TRACE != 0) {
+    if (threadIdx.x % kWarpgroupThreads == 0) trace_kernel_exit(p);
+  }
 }
 
 }  // namespace tma::ops::detail::gemm
