@@ -12,8 +12,8 @@
 //   whole kernel: units per CTA, each consumer warpgroup's first unit and its span (first unit's
 //   start .. last unit's end), mean and max over the CTAs (max / mean: the cost of the last
 //   partial wave); each CTA's lifetime (entry, barrier setup, the consumers' first unit, the
-//   tail after the last unit, the last cluster sync) and, by %globaltimer, how the CTAs' entries
-//   and exits spread against the launch's event time.
+//   tail after the last unit, the exit) and, by %globaltimer, how the CTAs' entries and exits
+//   spread against the launch's event time.
 //   gemm_trace [config=0] [k=2048] [m=8192] [n=8192]
 #include <cuda_runtime.h>
 

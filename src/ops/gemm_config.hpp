@@ -170,9 +170,10 @@ inline constexpr int kTraceUnits = 64;
 // Point 13 holds the unit's kind and k-blocks ((kind << 24) | k-blocks), not a time; 14..17
 // stamp the stream-K handoff (gemm_kernel.cuh: publish_partial, add_peer_partials).
 inline constexpr int kTracePoints = 18;  // 0..17 (gemm_kernel.cuh, gemm_epilogue.cuh)
-inline constexpr int kTraceKernel = 3;
+inline constexpr int kTraceKernel = 1 + kConsumerWarpgroups;
+inline constexpr int kTraceRoles = kTraceKernel + 1;
 TMA_HOST_DEVICE constexpr std::int64_t trace_slot(int cta, int role, int unit, int point) {
-  return ((std::int64_t{cta} * 4 + role) * kTraceUnits + unit) * kTracePoints + point;
+  return ((std::int64_t{cta} * kTraceRoles + role) * kTraceUnits + unit) * kTracePoints + point;
 }
 // The whole-lifetime points (clock64 unless named _ns: %globaltimer, comparable across SMs).
 enum TraceKernel : int {
