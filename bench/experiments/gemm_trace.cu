@@ -224,13 +224,15 @@ int main(int argc, char** argv) {
       units_min, units_max, first0.get(), loop0.get(), c_span.get(), c_span_max, ms * 1e3 * mhz);
   // The CTAs' lifetimes (role kTraceKernel): clock64 steps on each SM, %globaltimer across SMs.
   {
-    Mean init, to_consumer, to_first, tail, wg1_later, to_exit, life, prod_tail;
+    Mean init, to_consumer, to_first, tail, wg1_later, to_exit, life, prod_tail, to_unit, to_load;
     double life_max = 0, entry_min = 1e30, entry_max = 0, exit_min = 1e30, exit_max = 0;
     const auto kt = [&](int cta, int point) { return at(cta, d::kTraceKernel, 0, point); };
     for (int cta = 0; cta < plan.ctas; ++cta) {
       if (kt(cta, d::kExit) == 0) continue;
       init.add(kt(cta, d::kInitSynced) - kt(cta, d::kEntry));
       to_consumer.add(kt(cta, d::kConsumerStart) - kt(cta, d::kInitSynced));
+      if (at(cta, 0, 0, 0) != 0) to_unit.add(at(cta, 0, 0, 0) - kt(cta, d::kEntry));
+      if (at(cta, 0, 0, 1) != 0) to_load.add(at(cta, 0, 0, 1) - kt(cta, d::kEntry));
       if (at(cta, 1, 0, 0) != 0) to_first.add(at(cta, 1, 0, 0) - kt(cta, d::kConsumerStart));
       int last = -1;
       for (int u = 0; u < d::kTraceUnits; ++u)
@@ -250,11 +252,12 @@ int main(int argc, char** argv) {
     }
     std::printf(
         "  CTA lifetime (cycles, mean): entry .. barriers + cluster sync %.0f; .. consumer "
-        "start %.0f; .. its first unit %.0f; last unit's end .. wait_group_read done %.0f "
+        "start %.0f; .. its first unit %.0f; entry .. the producer's first unit %.0f, .. its first "
+        "load %.0f; last unit's end .. wait_group_read done %.0f "
         "(warpgroup 1 done %.0f later); the later one .. exit %.0f (producer done .. exit %.0f); "
         "lifetime mean %.0f, max %.0f\n",
-        init.get(), to_consumer.get(), to_first.get(), tail.get(), wg1_later.get(), to_exit.get(),
-        prod_tail.get(), life.get(), life_max);
+        init.get(), to_consumer.get(), to_first.get(), to_unit.get(), to_load.get(), tail.get(),
+        wg1_later.get(), to_exit.get(), prod_tail.get(), life.get(), life_max);
     std::printf(
         "  globaltimer: CTA entries spread over %.2f us, exits over %.2f us; first entry .. last "
         "exit %.2f us; events around the launch %.2f us\n",

@@ -179,7 +179,7 @@ TMA_HOST_DEVICE constexpr std::int64_t trace_slot(int cta, int role, int unit, i
 enum TraceKernel : int {
   kEntry = 0,          // thread 0, the kernel's first statement
   kEntryNs = 1,        //
-  kInitSynced = 2,     // thread 0, barriers initialized and the first cluster_sync passed
+  kInitSynced = 2,     // thread 0, barriers initialized and the first cluster barrier passed
   kConsumerStart = 3,  // consumer warpgroup 0's leader, after setmaxnreg
   kConsumerDone = 4,   // its unit loop and last wait_group_read done
   kProducerDone = 5,   // thread 0 (the TMA producer) after its tail

@@ -149,16 +149,11 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
     }
     trace(p, 0, i, 2);
   }
-  // The tail: wait until every stage's last fill has been released by the consumers of every CTA
-  // that read it (empty barrier: one release per consumer warp of the cluster). After that no
-  // peer's release (a remote mbarrier arrive) still targets this CTA's shared memory, and its own
-  // consumers waited for every multicast copy into it (full barriers), so the CTA may exit
-  // without a cluster-wide barrier (the kernel's end: gemm_kernel).
-#pragma unroll 1
-  for (int i = 0; i < Cfg::kStages; ++i) {
-    pipe.producer_acquire(s);
-    s.advance();
-  }
+  // Wait until every stage's last fill has been released by the consumers of every CTA that read
+  // it: then no peer's release still targets this CTA's shared memory, and its own consumers
+  // waited for every multicast copy into it (full barriers), so the CTA may exit without a
+  // cluster-wide barrier (the kernel's end: gemm_kernel).
+  pipe.producer_drain(s);
 }
 
 // ---- producer: ordinary loads (cp.async) ------------------------------------------------------
@@ -663,8 +658,13 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
     }
   }
-  // Peers and multicast copies must find the barriers initialized.
-  cluster_sync();
+  // Peers and multicast copies must find the barriers initialized. A relaxed arrival:
+  // fence_barrier_init orders the barrier initialization, the only write another thread reads
+  // (cluster_sync's release arrival is a MEMBAR.ALL.GPU in every thread). Waiting later instead,
+  // each thread just before its first barrier use, gained nothing (session 13, gemm_trace: the
+  // wait still costs the producer ~290 cycles after its ~1,100-cycle schedule walk).
+  cluster_arrive_relaxed();
+  cluster_wait();
   if constexpr (TMA_GEMM_TRACE != 0) {
     if (threadIdx.x == 0) trace_kernel(p, kInitSynced, clock64());
   }

@@ -28,6 +28,18 @@ __device__ __forceinline__ void cluster_arrive() {
   cuda::ptx::barrier_cluster_arrive(cuda::ptx::sem_release);
 }
 
+// Arrive half of a cluster barrier without memory ordering: barrier.cluster.arrive.relaxed;
+// PTX ISA 8.0, sm_90 (cuda::ptx). The cheap start of a cluster kernel: the thread that
+// initialized the barriers calls fence_barrier_init() (which orders mbarrier.init before this
+// arrival), then every thread calls cluster_arrive_relaxed(), does work that touches no barrier
+// and no peer CTA (role split, setmaxnreg, index arithmetic), and calls cluster_wait() before its
+// first use of a barrier or of a peer's shared memory. Nothing else written before the arrival
+// is ordered by it: use cluster_arrive() when other threads must see such writes. (cluster_sync's
+// release arrival compiles to MEMBAR.ALL.GPU in every thread.)
+__device__ __forceinline__ void cluster_arrive_relaxed() {
+  cuda::ptx::barrier_cluster_arrive(cuda::ptx::sem_relaxed);
+}
+
 // Wait half of cluster_sync.  barrier.cluster.wait.acquire;    PTX ISA 8.0, sm_90 (cuda::ptx).
 __device__ __forceinline__ void cluster_wait() {
   cuda::ptx::barrier_cluster_wait(cuda::ptx::sem_acquire);
@@ -35,7 +47,9 @@ __device__ __forceinline__ void cluster_wait() {
 
 // All threads of all CTAs in the cluster meet here. Use it after barrier initialization (so peers
 // and multicast copies find initialized barriers) and before exit (so no CTA leaves while a peer's
-// copy or remote arrival still targets its shared memory). Every thread of the cluster.
+// copy or remote arrival still targets its shared memory; a Pipeline whose consumers release to
+// every CTA that fills their stages may end with Pipeline::producer_drain instead). Every thread
+// of the cluster.
 __device__ __forceinline__ void cluster_sync() {
   cluster_arrive();
   cluster_wait();

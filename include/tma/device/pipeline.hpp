@@ -9,6 +9,9 @@
 //   load(..., full(s), ...)  TMA completes
 //     the bytes on full[i]
 //   s.advance()                                s.advance()
+//   ... after the last fill:
+//   producer_drain(s)     waits until every
+//     stage's last fill is released
 //
 // Multicast: when CTA A's multicast copies land in CTA B's stage i, A must not refill stage i until
 // B's consumers are done with it, so B's consumers release to A as well: consumer_release(s, mask)
@@ -43,7 +46,8 @@ class Pipeline {
   // One thread, before any other use. full_bar[i] expects `producer_arrivals` arrivals per phase
   // (usually 1: the committing thread), empty_bar[i] `consumer_arrivals` (see the multicast note
   // above). Issues fence_barrier_init(); the caller then runs __syncthreads() (cluster launch:
-  // cluster_sync()) before any thread, copy or peer CTA touches the pipeline.
+  // cluster_sync(), or cluster_arrive_relaxed() in every thread and cluster_wait() before each
+  // thread's first use: cluster.hpp) before any thread, copy or peer CTA touches the pipeline.
   __device__ __forceinline__ void init(std::uint32_t producer_arrivals,
                                        std::uint32_t consumer_arrivals) {
 #pragma unroll
@@ -85,6 +89,27 @@ class Pipeline {
   __device__ __forceinline__ void producer_commit(PipelineState s) {
     check(s);
     full_bar[s.index].template arrive_expect_tx<BoxT, kCount>();
+  }
+
+  // Producer, after its last producer_commit: waits until every stage's last fill has been
+  // released by all consumer_arrivals consumers (one producer_acquire per stage from s, the state
+  // after the last fill; stages never filled pass at once). The producer thread (or every thread
+  // of a producer warp).
+  //
+  // What it guarantees: no consumer release (consumer_release, local or from a peer CTA through
+  // the mask form) still targets this CTA's empty barriers, and, because the consumers of every
+  // CTA a copy lands in release to the CTA that issued it, every copy this producer issued
+  // (multicast ones included) has landed and been read. A cluster kernel whose producers end with
+  // producer_drain and whose consumers waited for every fill of their own stages (consumer_wait)
+  // may therefore exit without a final cluster_sync(): no CTA leaves while a peer's copy or
+  // release still targets its shared memory. (tmakit's GEMM: a CTA leaves ~140 cycles after its
+  // consumers instead of 1,200-1,800 behind a final cluster barrier.)
+  __device__ __forceinline__ void producer_drain(PipelineState s) {
+#pragma unroll 1
+    for (int i = 0; i < kStages; ++i) {
+      producer_acquire(s);
+      s.advance();
+    }
   }
 
   // Consumer: waits until stage s.index holds the data of this pass. Every consumer thread that

@@ -142,6 +142,7 @@ __global__ void take_addresses() {
   keep(&tma::cluster_cta_rank);
   keep(&tma::cluster_size);
   keep(&tma::cluster_arrive);
+  keep(&tma::cluster_arrive_relaxed);
   keep(&tma::cluster_wait);
   keep(&tma::cluster_sync);
   keep(&tma::peer_shared<int>);
@@ -169,6 +170,7 @@ __global__ void take_addresses() {
   keep_member(&Pipe::init);
   keep_member(&Pipe::producer_acquire);
   keep_member(&Pipe::producer_try_acquire);
+  keep_member(&Pipe::producer_drain);
   keep_member(&Pipe::full);
   keep_member(
       static_cast<void (Pipe::*)(tma::PipelineState, std::uint32_t)>(&Pipe::producer_commit));
@@ -274,6 +276,7 @@ __global__ void issue_everything(const __grid_constant__ TensorMap map, Args a) 
   if (pipe.consumer_try_wait(s)) pipe.consumer_release(s);
   pipe.consumer_release(s, a.mask);
   s.advance();
+  pipe.producer_drain(s);
   tma::fence_proxy_async_shared();
   tma::fence_proxy_async_global();
   tma::fence_proxy_async();
@@ -297,6 +300,8 @@ __global__ void issue_everything(const __grid_constant__ TensorMap map, Args a) 
     *static_cast<std::uint64_t*>(a.gdst) = tma::make_cache_policy(a.hint);
   }
   tma::cluster_arrive();
+  tma::cluster_wait();
+  tma::cluster_arrive_relaxed();
   tma::cluster_wait();
 }
 
