@@ -69,11 +69,16 @@ struct EpilogueMaps {
 #ifndef TMA_GEMM_TRACE
 #define TMA_GEMM_TRACE 0
 #endif
+// TMA_GEMM_TRACE builds: this CTA's stamp of `point` of role's unit `unit` (trace_slot).
+__device__ __forceinline__ unsigned long long* trace_at(const Params& p, int role, int unit,
+                                                        int point) {
+  return &p.trace[trace_slot(static_cast<int>(blockIdx.x), role, unit, point)];
+}
+
 __device__ __forceinline__ void trace_value(const Params& p, int role, int unit, int point,
                                             unsigned long long value) {
   if constexpr (TMA_GEMM_TRACE != 0) {
-    if (threadIdx.x % 128 == 0 && unit < kTraceUnits)
-      p.trace[trace_slot(static_cast<int>(blockIdx.x), role, unit, point)] = value;
+    if (threadIdx.x % 128 == 0 && unit < kTraceUnits) *trace_at(p, role, unit, point) = value;
   } else {
     (void)p, (void)role, (void)unit, (void)point, (void)value;
   }
@@ -92,7 +97,7 @@ __device__ __forceinline__ void trace(const Params& p, int role, int unit, int p
 __device__ __forceinline__ void trace_kernel(const Params& p, TraceKernel point,
                                              unsigned long long value) {
   if constexpr (TMA_GEMM_TRACE != 0) {
-    p.trace[trace_slot(static_cast<int>(blockIdx.x), kTraceKernel, 0, point)] = value;
+    *trace_at(p, kTraceKernel, 0, point) = value;
   } else {
     (void)p, (void)point, (void)value;
   }
@@ -101,11 +106,8 @@ __device__ __forceinline__ void trace_kernel(const Params& p, TraceKernel point,
 // TMA_GEMM_TRACE builds: the CTA's exit (clock64 and %globaltimer), the latest of the callers.
 __device__ __forceinline__ void trace_kernel_exit(const Params& p) {
   if constexpr (TMA_GEMM_TRACE != 0) {
-    const auto slot = [&](int point) {
-      return &p.trace[trace_slot(static_cast<int>(blockIdx.x), kTraceKernel, 0, point)];
-    };
-    atomicMax(slot(kExit), static_cast<unsigned long long>(clock64()));
-    atomicMax(slot(kExitNs), cuda::ptx::get_sreg_globaltimer());
+    atomicMax(trace_at(p, kTraceKernel, 0, kExit), static_cast<unsigned long long>(clock64()));
+    atomicMax(trace_at(p, kTraceKernel, 0, kExitNs), cuda::ptx::get_sreg_globaltimer());
   } else {
     (void)p;
   }

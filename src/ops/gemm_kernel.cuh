@@ -413,8 +413,7 @@ __device__ __forceinline__ void publish_flags(const Params& p, int rank, int clu
     named_barrier_sync(kFlagBarrier + static_cast<std::uint32_t>(half), kWarpgroupThreads + 32);
     if (lane0) store_release_gpu(p.sk_flags + 2 * c + half, 1u);
     if constexpr (TMA_GEMM_TRACE != 0) {
-      if (lane0 && i < kTraceUnits)
-        p.trace[trace_slot(static_cast<int>(blockIdx.x), 0, i, 14 + half)] = clock64();
+      if (lane0 && i < kTraceUnits) *trace_at(p, 0, i, 14 + half) = clock64();
     }
   }
   (void)tn;

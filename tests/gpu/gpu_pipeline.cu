@@ -111,6 +111,11 @@ __device__ void consume(Pipeline<kStages>& pipe, const std::byte* stages, std::b
   }
 }
 
+// Consumer warps per block (each releases every stage once per tile): the kernel's empty-barrier
+// count and the host's expected release count per tile.
+template <int kConsumerGroups>
+inline constexpr int kConsumerWarpsOf = 4 * kConsumerGroups;
+
 template <int kStages, int kConsumerGroups>
 __global__ void __launch_bounds__(32 + 128 * kConsumerGroups)
     pipeline_kernel(const __grid_constant__ TensorMap map, std::byte* out, int tiles_per_block,
@@ -118,7 +123,7 @@ __global__ void __launch_bounds__(32 + 128 * kConsumerGroups)
   __shared__ Pipeline<kStages> pipe;
   __shared__ unsigned released;  // consumer releases so far (one per consumer warp and tile)
   std::byte* stages = aligned_dynamic_smem();  // (kStages, kTileBytes)
-  constexpr int kConsumerWarps = 4 * kConsumerGroups;
+  constexpr int kConsumerWarps = kConsumerWarpsOf<kConsumerGroups>;
   if (threadIdx.x == 0) {
     pipe.init(1, kConsumerWarps);  // 1 producer arrival; 1 release per warp
     released = 0;
@@ -185,7 +190,7 @@ bool run_config(Context& ctx, const TensorMap& map, const std::vector<std::byte>
     unsigned seen = 0;
     std::memcpy(&seen, seen_bytes.data() + b * sizeof(unsigned), sizeof seen);
     const int tiles = std::max(0, std::min(tiles_per_block, total_tiles - b * tiles_per_block));
-    const auto want = static_cast<unsigned>(tiles * 4 * kConsumerGroups);
+    const auto want = static_cast<unsigned>(tiles * kConsumerWarpsOf<kConsumerGroups>);
     if (seen == want) continue;
     ++bad_drains;
     Json j;
