@@ -26,4 +26,14 @@ if ! cmake -S "$src/tests/package/consumer" -B "$work/consumer-build" "${gen[@]}
    ! cmake --build "$work/consumer-build" >>"$work/log" 2>&1; then
   cat "$work/log"; exit 1
 fi
+# A consumer that links only tmakit::tmakit must not have compiled the kernels (tmakit::ops).
+if find "$work/consumer-build" -name 'libtmakit_ops*' | grep -q .; then
+  echo "tmakit_ops was built although the consumer links only tmakit::tmakit"; exit 1
+fi
+# ... yet tmakit::ops stays available to it (a dry run of its build, where CUDA is on and ninja used).
+if [[ $how != find_package && ${#gen[@]} -gt 0 ]] &&
+   ninja -C "$work/consumer-build" -t targets all 2>/dev/null | grep -q 'libtmakit_ops'; then
+  cmake --build "$work/consumer-build" --target tmakit_ops -- -n >/dev/null ||
+    { echo "tmakit_ops cannot be built from the consumer project"; exit 1; }
+fi
 "$work/consumer-build/consumer"
