@@ -14,8 +14,11 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <limits>
+#include <random>
 #include <type_traits>
 #include <utility>
 
@@ -536,6 +539,19 @@ void launch_edge(const GemmArgs& g, std::int64_t col0, cudaStream_t stream) {
   }
 }
 
+// The stream-K flag tag of the next launch that splits (gemm_schedule.hpp: flag_epoch). The
+// counter starts at a random value, so that two processes sharing memory (or a buffer handed from
+// one to the other) do not repeat each other's tags.
+std::uint64_t next_flag_epoch() {
+  static std::atomic<std::uint64_t> counter{
+      (std::uint64_t{std::random_device{}()} << 32) ^ std::uint64_t{std::random_device{}()} ^
+      static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count())};
+  for (;;) {
+    const std::uint64_t e = flag_epoch(counter.fetch_add(1, std::memory_order_relaxed));
+    if (e != 0 && e != ~std::uint64_t{0}) return e;
+  }
+}
+
 }  // namespace
 #if TMA_GEMM_TRACE
 void set_trace(unsigned long long* buffer) {
@@ -596,9 +612,9 @@ void gemm_tuned(const GemmArgs& g, cudaStream_t stream, Path path, const GemmTun
       }
       auto* bytes = static_cast<unsigned char*>(ws);
       const std::uint64_t flag_bytes = d::workspace_flag_bytes(r.workers * r.cluster_m);
-      p.sk_flags = reinterpret_cast<std::uint32_t*>(bytes);
+      p.sk_flags = reinterpret_cast<std::uint64_t*>(bytes);
       p.sk_slots = reinterpret_cast<float*>(bytes + flag_bytes);
-      d::check_cuda(cudaMemsetAsync(ws, 0, flag_bytes, stream), "cudaMemsetAsync(stream-K flags)");
+      p.sk_epoch = d::next_flag_epoch();  // no memset of the flags: gemm_schedule.hpp
     }
     const std::uint32_t smem = d::smem_bytes_for(r.config);
     cudaLaunchAttribute attr[1];

@@ -148,10 +148,12 @@ struct Params {
   // Which units each CTA (cluster) computes: whole tiles, and the stream-K split ones
   // (gemm_schedule.hpp); workers = gridDim.x / cluster_m.
   Schedule sched;
-  // Stream-K workspace (null when sched.sk_tiles == 0): 2 flags per worker, zeroed before the
-  // launch, and one slot of kBlockM x kBlockN fp32 per worker (gemm_schedule.hpp).
-  std::uint32_t* sk_flags;
+  // Stream-K workspace (null when sched.sk_tiles == 0): 2 flags per CTA, and one slot of
+  // kBlockM x kBlockN fp32 per CTA (gemm_schedule.hpp). A flag is set when it holds sk_epoch, the
+  // launch's own tag (flag_epoch): whatever the flags held before the launch reads as unset.
+  std::uint64_t* sk_flags;
   float* sk_slots;
+  std::uint64_t sk_epoch;
   // Timestamps (clock64) per CTA, role and unit; only builds with TMA_GEMM_TRACE=1 write them
   // (bench/experiments/gemm_trace.cu); null otherwise. Layout: trace_slot below.
   unsigned long long* trace;

@@ -314,18 +314,19 @@ using ptx::store_release_gpu;
 __device__ __noinline__ inline void report_flag_hang(int peer, int wgc, unsigned long long polls) {
   printf(
       "tmakit: gemm stream-K: block %d warpgroup %d gave up waiting for the flag of block %d after "
-      "%llu polls (TMA_DEBUG_HANG_BOUND): that block never finished its partial tile (a schedule "
-      "mismatch, or flags not zeroed before the launch)\n",
+      "%llu polls (TMA_DEBUG_HANG_BOUND): that block never published its partial tile (a schedule "
+      "mismatch, or another launch using the same workspace at the same time)\n",
       blockIdx.x, wgc, peer, polls);
   __trap();
 }
 
-// The leader thread of a finisher warpgroup: spins until `flag` is set (by the CTA of slot `peer`,
-// which is its block index).
+// The leader thread of a finisher warpgroup: spins until `flag` holds this launch's tag `epoch`
+// (set by the CTA of slot `peer`, which is its block index).
 template <unsigned long long kBound = ::tma::detail::kHangBoundPolls>
-__device__ __forceinline__ void wait_flag(const std::uint32_t* flag, int peer, int wgc) {
+__device__ __forceinline__ void wait_flag(const std::uint64_t* flag, std::uint64_t epoch, int peer,
+                                          int wgc) {
   unsigned long long polls = 0;
-  while (load_acquire_gpu(flag) == 0) {
+  while (load_acquire_gpu(flag) != epoch) {
     __nanosleep(32);
     if constexpr (kBound != 0) {
       if (++polls >= kBound) report_flag_hang(peer, wgc, polls);
@@ -369,7 +370,7 @@ __device__ __forceinline__ void publish_partial(const float (&acc)[Cfg::kAccumul
     named_barrier_arrive(kFlagBarrier + static_cast<std::uint32_t>(half), kWarpgroupThreads + 32);
   } else {
     named_barrier_sync(kStreamKBarrier + static_cast<std::uint32_t>(wgc), kWarpgroupThreads);
-    if (t == 0) store_release_gpu(p.sk_flags + 2 * c + half, 1u);
+    if (t == 0) store_release_gpu(p.sk_flags + 2 * c + half, p.sk_epoch);
   }
   trace(p, 1 + wgc, unit, 15);
 }
@@ -411,7 +412,7 @@ __device__ __forceinline__ void publish_flags(const Params& p, int rank, int clu
   for (int half = 0; half < kBlockM / 64; ++half) {
     if (half_row0(tm, half) >= p.m) break;
     named_barrier_sync(kFlagBarrier + static_cast<std::uint32_t>(half), kWarpgroupThreads + 32);
-    if (lane0) store_release_gpu(p.sk_flags + 2 * c + half, 1u);
+    if (lane0) store_release_gpu(p.sk_flags + 2 * c + half, p.sk_epoch);
     if constexpr (TMA_GEMM_TRACE != 0) {
       if (lane0 && i < kTraceUnits) *trace_at(p, 0, i, 14 + half) = clock64();
     }
@@ -431,7 +432,7 @@ __device__ __forceinline__ void add_peer_partials(float (&acc)[Cfg::kAccumulator
   bool first = true;
   for (int v = last_peer(p.sched, tile, w); v >= 0; v = prev_peer(p.sched, w, v)) {
     const int c = cta_slot(v, rank, cluster_m);
-    if (t == 0) wait_flag(p.sk_flags + 2 * c + half, c, wgc);
+    if (t == 0) wait_flag(p.sk_flags + 2 * c + half, p.sk_epoch, c, wgc);
     named_barrier_sync(kStreamKBarrier + static_cast<std::uint32_t>(wgc), kWarpgroupThreads);
     if (first) trace(p, 1 + wgc, unit, 16);
     first = false;

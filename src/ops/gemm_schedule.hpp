@@ -296,15 +296,28 @@ inline double stream_k_time(std::int32_t tiles, std::int32_t k_blocks, std::int3
 
 // ---- the workspace ------------------------------------------------------------------------------
 // One slot and two flags per CTA (cta_slot: workers x cluster_m of them):
-// [flags: 2 x ctas uint32 (one per consumer warpgroup), padded to 256 B]
+// [flags: 2 x ctas uint64 (one per consumer warpgroup), padded to 256 B]
 // [slots: ctas x kBlockM x block_n fp32, slot c = CTA c's partial tile; inside a slot,
 //  warpgroup g's 64 rows as (g, register quad j, thread t) float4 at ((g x block_n / 8 + j) x 128
 //  + t) x 16 B: each thread stores and loads its own accumulators, 512 contiguous bytes a warp]
-// The flags are zeroed (cudaMemsetAsync) before each launch that splits.
+// A flag is set when it holds the launch's tag (Params::sk_epoch), a value no earlier launch used:
+// nothing clears the flags before a launch (no memset in the stream), and neither a flag left set
+// by an earlier launch nor other data the memory held can pass for one of this launch.
 inline constexpr std::uint64_t kFlagBytesAlign = 256;
 
+// The tag of launch number n of the process (a counter started at a random value): splitmix64's
+// finalizer, a bijection of 64-bit values, so distinct launches get distinct tags, scattered over
+// all 2^64 values (a stale word of a reused buffer matches one by chance with probability 2^-64).
+// The host skips the two values a cleared or poisoned buffer is most likely to hold (0, ~0).
+TMA_HOST_DEVICE constexpr std::uint64_t flag_epoch(std::uint64_t n) {
+  std::uint64_t z = n + 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
 inline std::uint64_t workspace_flag_bytes(std::int32_t ctas) {
-  const std::uint64_t b = std::uint64_t{2} * 4 * static_cast<std::uint64_t>(ctas);
+  const std::uint64_t b = std::uint64_t{2} * 8 * static_cast<std::uint64_t>(ctas);
   return (b + kFlagBytesAlign - 1) / kFlagBytesAlign * kFlagBytesAlign;
 }
 

@@ -3,8 +3,9 @@
 // separate C and in place (C == D), both tile configurations, 1- and 2-CTA clusters, persistent
 // grids that wrap around many tiles, and stream-K (tuning.stream_k = 2, forced on ragged, tall-K,
 // M = 1 and the N = 2112 LLM shapes, with clusters of 1 (streamk/) and 2 (streamk2/: odd tile-row
-// counts too); with a caller's workspace poisoned with 0xFF, which the op must zero itself; run
-// twice and compared bit for bit: the fixed summation order).
+// counts too); with a caller's workspace poisoned with 0xFF, which the op must not take for set
+// flags; run twice and compared bit for bit (the fixed summation order), the partial tiles
+// poisoned again between the runs and the first run's flags left in place).
 //
 // Per case: fresh random inputs (values +-[0.5, 1.5), never zero, rounded to the input type); the
 // whole D allocation poisoned with 0xFF bytes (a NaN in bf16, fp16 and fp32) except, in place, the
@@ -360,7 +361,7 @@ bool run_case(const Case& c, std::uint64_t seed) {
   }
   DeviceBuffer ws(ws_bytes);
   if (c.own_workspace && ws_bytes > 0) {
-    CHECK_CUDA(cudaMemset(ws.p, 0xFF, ws_bytes));  // the op must zero its flags itself
+    CHECK_CUDA(cudaMemset(ws.p, 0xFF, ws_bytes));  // the op must not trust what the flags hold
     g.workspace = ws.p;
     g.workspace_bytes = ws_bytes;
   }
@@ -377,6 +378,13 @@ bool run_case(const Case& c, std::uint64_t seed) {
     std::vector<unsigned char> first(bytes), second(bytes);
     CHECK_CUDA(cudaMemcpy(first.data(), d.p, bytes, cudaMemcpyDeviceToHost));
     CHECK_CUDA(cudaMemset(d.p, 0xFF, bytes));
+    // Keep the flags the first run set, poison its partial tiles (NaN): a finisher of the second
+    // run that took a flag of the first for one of its own would add NaN, and the bits differ.
+    // The flags come first, 2 x 8 B per CTA padded to 256 B (src/ops/gemm_schedule.hpp).
+    const std::size_t flag_bytes = (16 * static_cast<std::size_t>(plan.ctas) + 255) / 256 * 256;
+    if (plan.stream_k_tiles > 0 && ws_bytes > flag_bytes)
+      CHECK_CUDA(
+          cudaMemset(static_cast<unsigned char*>(ws.p) + flag_bytes, 0xFF, ws_bytes - flag_bytes));
     try {
       tma::ops::gemm_tuned(g, nullptr, c.path, c.tuning, nullptr);
     } catch (const tma::Error& e) {

@@ -868,9 +868,20 @@ TEST(GemmPlan, TuningOverridesItsPart) {
 
 TEST(GemmStreamK, WorkspaceLayout) {
   // Per CTA: 132 CTAs, whether 132 clusters of 1 or 66 of 2.
-  EXPECT_EQ(sk::workspace_flag_bytes(132), 1280u);  // 2 x 4 B x 132 = 1056, padded to 256 B
-  EXPECT_EQ(sk::workspace_bytes(132, 128, 256), 1280u + 132u * 128u * 256u * 4u);
+  EXPECT_EQ(sk::workspace_flag_bytes(132), 2304u);  // 2 x 8 B x 132 = 2112, padded to 256 B
+  EXPECT_EQ(sk::workspace_bytes(132, 128, 256), 2304u + 132u * 128u * 256u * 4u);
   EXPECT_EQ(sk::workspace_flag_bytes(1), 256u);
+}
+
+TEST(GemmStreamK, FlagEpochsAreDistinct) {
+  // splitmix64's first output for seed 0 (its reference implementation), then no repeat over a
+  // run of consecutive launch numbers, wrapping around 2^64 included.
+  EXPECT_EQ(sk::flag_epoch(0), 0xE220A8397B1DCDAFull);
+  std::vector<std::uint64_t> seen;
+  for (std::uint64_t n = 0; n < 100000; ++n)
+    seen.push_back(sk::flag_epoch(n - 50000));
+  std::sort(seen.begin(), seen.end());
+  EXPECT_EQ(std::adjacent_find(seen.begin(), seen.end()), seen.end());
 }
 
 // ---- argument checks ------------------------------------------------------------------------

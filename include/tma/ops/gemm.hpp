@@ -58,8 +58,9 @@ struct GemmArgs {
 
   // Scratch memory for stream-K (Path::kTma and kOrdinary alike; see gemm_tuned): fp32 partial
   // tiles and handoff flags, at least gemm_workspace_bytes(*this, path, tuning) bytes, 16-byte
-  // aligned, not overlapping A, B, C or D, and not used by another launch at the same time (the
-  // launch zeroes its flags with cudaMemsetAsync on `stream` first). Left null (with
+  // aligned, not overlapping A, B, C or D, and not used by another launch at the same time. Its
+  // contents need no initialization and may be anything (each launch tags its flags with a value
+  // of its own; it launches nothing but the GEMM kernel). Left null (with
   // workspace_bytes = 0), a launch that splits allocates it stream-ordered itself
   // (cudaMallocAsync, then cudaFreeAsync after the kernel, both on `stream`, from the device's
   // default memory pool); a launch that does not split needs none and ignores it.

@@ -24,4 +24,18 @@ __device__ __forceinline__ void store_release_gpu(std::uint32_t* p, std::uint32_
                : "memory");
 }
 
+// The same two for a 64-bit flag (ld.acquire.gpu.global.u64 / st.relaxed.gpu.global.u64): a
+// flag that holds a per-launch tag rather than 0 / 1 (the GEMM's stream-K handoff: no flag value
+// left from before the launch reads as set, so nothing has to clear the flags first).
+__device__ __forceinline__ std::uint64_t load_acquire_gpu(const std::uint64_t* p) {
+  std::uint64_t v;
+  asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+
+__device__ __forceinline__ void store_release_gpu(std::uint64_t* p, std::uint64_t v) {
+  asm volatile("fence.acq_rel.gpu;\n\tst.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v)
+               : "memory");
+}
+
 }  // namespace tma::ptx
