@@ -3,6 +3,7 @@
 // that the SM clock and power under a long run can be sampled beside it (nvidia-smi) and set
 // against another library's loop on the same shape (docs/perf-log.md, GEMM v1.5).
 //   gemm_loop [m=8192] [n=7168] [k=2048] [seconds=3] [cluster=0: the heuristic's] [config=-1]
+//             [pdl=1: GemmTuning::pdl] [workspace=0: 1 = a caller's stream-K workspace]
 #include <cuda_runtime.h>
 
 #include <chrono>
@@ -21,8 +22,17 @@ int main(int argc, char** argv) {
   tma::ops::GemmTuning tuning;
   tuning.cluster_m = argc > 5 ? std::atoi(argv[5]) : 0;
   tuning.config = argc > 6 ? std::atoi(argv[6]) : -1;
+  tuning.pdl = argc > 7 ? std::atoi(argv[7]) != 0 : true;
   const experiment::Operands ops = experiment::make_operands(m, n, k, 2);
-  const tma::ops::GemmArgs g = experiment::rc_args(ops, m, n, k);
+  tma::ops::GemmArgs g = experiment::rc_args(ops, m, n, k);
+  void* workspace = nullptr;
+  if (argc > 8 && std::atoi(argv[8]) != 0) {
+    g.workspace_bytes = tma::ops::gemm_workspace_bytes(g, tma::ops::Path::kTma, tuning);
+    if (g.workspace_bytes > 0) {
+      experiment::check(cudaMalloc(&workspace, g.workspace_bytes), "workspace");
+      g.workspace = workspace;
+    }
+  }
   cudaEvent_t e0, e1;
   experiment::check(cudaEventCreate(&e0), "event");
   experiment::check(cudaEventCreate(&e1), "event");
@@ -41,8 +51,10 @@ int main(int argc, char** argv) {
   }
   float ms = 0;
   experiment::check(cudaEventElapsedTime(&ms, e0, e1), "elapsed");
-  std::printf("tmakit %lldx%lldx%lld: %ld runs, %.1f us each, %.1f TFLOP/s\n",
-              static_cast<long long>(m), static_cast<long long>(n), static_cast<long long>(k), runs,
-              1e3 * ms / runs, 2.0 * m * n * k * runs / (ms * 1e-3) / 1e12);
+  std::printf("tmakit %lldx%lldx%lld pdl %d workspace %s: %ld runs, %.1f us each, %.1f TFLOP/s\n",
+              static_cast<long long>(m), static_cast<long long>(n), static_cast<long long>(k),
+              tuning.pdl ? 1 : 0, workspace != nullptr ? "caller" : "own", runs, 1e3 * ms / runs,
+              2.0 * m * n * k * runs / (ms * 1e-3) / 1e12);
+  if (workspace != nullptr) experiment::check(cudaFree(workspace), "free workspace");
   return 0;
 }

@@ -18,6 +18,8 @@
 #include <chrono>
 #include <cstdint>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <random>
 #include <type_traits>
 #include <utility>
@@ -305,19 +307,22 @@ std::uint32_t smem_bytes_for(int config) {
   return with_config(config, [](auto cfg) { return Config<decltype(cfg)::value>::kSmemBytes; });
 }
 
+// attr: room for 2. pdl: programmatic dependent launch (GemmTuning::pdl; gemm_kernel.cuh).
 cudaLaunchConfig_t launch_config(int cluster_m, std::uint32_t smem, cudaStream_t stream,
-                                 cudaLaunchAttribute* attr) {
+                                 cudaLaunchAttribute* attr, bool pdl) {
   attr[0].id = cudaLaunchAttributeClusterDimension;
   attr[0].val.clusterDim.x = static_cast<unsigned>(cluster_m);
   attr[0].val.clusterDim.y = 1;
   attr[0].val.clusterDim.z = 1;
+  attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[1].val.programmaticStreamSerializationAllowed = 1;
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(static_cast<unsigned>(cluster_m));
   cfg.blockDim = dim3(kThreads);
   cfg.dynamicSmemBytes = smem;
   cfg.stream = stream;
   cfg.attrs = attr;
-  cfg.numAttrs = 1;
+  cfg.numAttrs = pdl ? 2 : 1;
   return cfg;
 }
 
@@ -327,8 +332,8 @@ int max_clusters(KernelFn kernel, std::uint32_t smem, int cluster_m) {
   check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   static_cast<int>(smem)),
              "cudaFuncSetAttribute(max dynamic shared memory)");
-  cudaLaunchAttribute attr[1];
-  const cudaLaunchConfig_t cfg = launch_config(cluster_m, smem, nullptr, attr);
+  cudaLaunchAttribute attr[2];
+  const cudaLaunchConfig_t cfg = launch_config(cluster_m, smem, nullptr, attr, false);
   int clusters = 0;
   check_cuda(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg),
              "cudaOccupancyMaxActiveClusters");
@@ -477,6 +482,33 @@ Resolved resolve(const GemmArgs& g, Path path, const GemmTuning& tuning) {
   return r;
 }
 
+// The memory pool that launches without a caller's workspace draw theirs from: one per device,
+// tmakit's own (the device's default pool and its settings are left alone), created on first use
+// and kept for the process's life. Its release threshold is the maximum, so a freed workspace stays
+// mapped for the next launch: with the default pool's threshold of 0 every synchronization handed
+// the memory back to the driver and the next split launch mapped it again (a back-to-back loop of
+// 1024 x 2112 x 7168 ran ~10 us per launch slower than with a caller's workspace: session 15).
+cudaMemPool_t workspace_pool() {
+  int device = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  static std::mutex mutex;
+  static std::map<int, cudaMemPool_t> pools;
+  const std::lock_guard<std::mutex> lock(mutex);
+  const auto found = pools.find(device);
+  if (found != pools.end()) return found->second;
+  cudaMemPoolProps props{};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.location.type = cudaMemLocationTypeDevice;
+  props.location.id = device;
+  cudaMemPool_t pool = nullptr;
+  check_cuda(cudaMemPoolCreate(&pool, &props), "cudaMemPoolCreate(stream-K workspace pool)");
+  std::uint64_t keep = std::numeric_limits<std::uint64_t>::max();
+  check_cuda(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep),
+             "cudaMemPoolSetAttribute(release threshold)");
+  pools.emplace(device, pool);
+  return pool;
+}
+
 // A stream-ordered allocation freed (stream-ordered) when it goes out of scope, also when a
 // launch in between throws.
 struct AsyncBuffer {
@@ -599,8 +631,9 @@ void gemm_tuned(const GemmArgs& g, cudaStream_t stream, Path path, const GemmTun
       void* ws = g.workspace;
       if (ws == nullptr) {
         own.stream = stream;
-        d::check_cuda(cudaMallocAsync(&own.p, r.workspace_bytes, stream),
-                      "cudaMallocAsync(stream-K workspace; pass GemmArgs::workspace to avoid it)");
+        d::check_cuda(
+            cudaMallocFromPoolAsync(&own.p, r.workspace_bytes, d::workspace_pool(), stream),
+            "cudaMallocFromPoolAsync(stream-K workspace; pass GemmArgs::workspace to avoid it)");
         ws = own.p;
       } else if (g.workspace_bytes < r.workspace_bytes) {
         detail::fail(d::kOp,
@@ -617,8 +650,8 @@ void gemm_tuned(const GemmArgs& g, cudaStream_t stream, Path path, const GemmTun
       p.sk_epoch = d::next_flag_epoch();  // no memset of the flags: gemm_schedule.hpp
     }
     const std::uint32_t smem = d::smem_bytes_for(r.config);
-    cudaLaunchAttribute attr[1];
-    cudaLaunchConfig_t cfg = d::launch_config(r.cluster_m, smem, stream, attr);
+    cudaLaunchAttribute attr[2];
+    cudaLaunchConfig_t cfg = d::launch_config(r.cluster_m, smem, stream, attr, tuning.pdl);
     ctas = r.workers * r.cluster_m;
     cfg.gridDim = dim3(static_cast<unsigned>(ctas));
     d::check_cuda(

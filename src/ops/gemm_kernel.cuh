@@ -636,6 +636,12 @@ __global__ void __launch_bounds__(kThreads, 1)
       trace_kernel(p, kEntryNs, cuda::ptx::get_sreg_globaltimer());
     }
   }
+  // Programmatic dependent launch (GemmTuning::pdl; both calls are no-ops in a launch without the
+  // attribute): the stream's next kernel may be scheduled from now on (it can only start on an SM
+  // this CTA has left: one CTA fills an SM), and this CTA's setup below runs while the previous
+  // kernel finishes. Every thread waits for that kernel's completion (and its memory) before its
+  // first access to global memory other than the kernel parameters: A, B, C, D, the workspace.
+  cudaTriggerProgrammaticLaunchCompletion();
   const int cluster_m = static_cast<int>(cluster_size());
   const int rank = static_cast<int>(cluster_cta_rank());
   if (threadIdx.x == 0) {
@@ -673,6 +679,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   const Role role = warpgroup == 0 ? Role::kProducer : Role::kConsumer;
   if (role == Role::kProducer) {
     warpgroup_reg_dealloc<Cfg::kProducerRegisters>();
+    cudaGridDependencySynchronize();
     if constexpr (kTma) {
       if (threadIdx.x == 0) {
         produce_tma<Cfg, kA, kB>(pipe, smem, &map_a, &map_b, p, rank, cluster_m);
@@ -685,6 +692,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
   } else {
     warpgroup_reg_alloc<Cfg::kConsumerRegisters>();
+    cudaGridDependencySynchronize();
     const EpilogueMaps maps{&map_c, &map_d, &map_c_tail, &map_d_tail};
     const bool stamp = TMA_GEMM_TRACE != 0 && threadIdx.x % kWarpgroupThreads == 0;
     if (stamp && warpgroup == 1) trace_kernel(p, kConsumerStart, clock64());

@@ -218,6 +218,10 @@ struct Case {
   // Pass a workspace of gemm_workspace_bytes() (poisoned), run the GEMM twice and require the
   // same bits both times (stream-K sums in a fixed order). Only with beta = 0 or C separate.
   bool own_workspace = false;
+  // In place (C == D) with beta != 0: launch the product twice back to back on one stream, no
+  // synchronization between (D = alpha A B + beta (alpha A B + beta C)): the second kernel reads
+  // the first one's D as its C, so with GemmTuning::pdl it must wait for the first to complete.
+  bool chain = false;
 };
 
 const char* dtype_name(DataType t) {
@@ -323,8 +327,8 @@ bool run_case(const Case& c, std::uint64_t seed) {
             lda,
             ldb,
             ldc,
-            static_cast<double>(c.alpha),
-            static_cast<double>(c.beta),
+            static_cast<double>(c.chain ? c.alpha * (1.0f + c.beta) : c.alpha),
+            static_cast<double>(c.chain ? c.beta * c.beta : c.beta),
             static_cast<double*>(ref.p)};
   const dim3 grid(static_cast<unsigned>((c.n + 15) / 16), static_cast<unsigned>((c.m + 15) / 16));
   reference_kernel<<<grid, dim3(16, 16)>>>(r);
@@ -367,6 +371,7 @@ bool run_case(const Case& c, std::uint64_t seed) {
   }
   try {
     tma::ops::gemm_tuned(g, nullptr, c.path, c.tuning, &plan);
+    if (c.chain) tma::ops::gemm_tuned(g, nullptr, c.path, c.tuning, nullptr);
   } catch (const tma::Error& e) {
     std::printf("FAIL %-44s threw tma::Error: %s\n", c.name.c_str(), e.what());
     return false;
@@ -500,6 +505,21 @@ std::vector<Case> all_cases() {
           c.alpha = 1.25f, c.beta = -0.75f, c.c_mode = mode, c.quick = quick == 1;
           add(c, mode == CMode::kInPlace ? "beta-inplace" : "beta");
         }
+  // Back-to-back launches that depend on each other (Case::chain), with and without programmatic
+  // dependent launch: data-parallel, stream-K, the ordinary path.
+  for (bool pdl : {true, false})
+    for (int variant = 0; variant < 3; ++variant) {
+      Case c{};
+      c.m = variant == 0 ? 2048 : 1000;
+      c.n = variant == 0 ? 2048 : 777;
+      c.k = variant == 0 ? 256 : 1111;
+      c.a_layout = MatrixLayout::kRowMajor, c.b_layout = MatrixLayout::kColMajor;
+      c.ab = DataType::kBFloat16, c.out = DataType::kFloat32;
+      c.path = variant == 2 ? Path::kOrdinary : Path::kTma;
+      c.alpha = 1.0f, c.beta = 1.0f, c.c_mode = CMode::kInPlace, c.chain = true;
+      c.tuning.pdl = pdl, c.tuning.stream_k = variant == 1 ? 2 : 0, c.quick = true;
+      add(c, std::string("chain-") + (pdl ? "pdl" : "plain") + (variant == 1 ? "-sk" : ""));
+    }
   // alpha != 1 with beta == 0: the epilogue's scaling path without C (alpha == 1, the default of
   // the cases above and below, leaves the multiply out), every output type and configuration,
   // both paths.

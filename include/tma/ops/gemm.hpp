@@ -60,10 +60,12 @@ struct GemmArgs {
   // tiles and handoff flags, at least gemm_workspace_bytes(*this, path, tuning) bytes, 16-byte
   // aligned, not overlapping A, B, C or D, and not used by another launch at the same time. Its
   // contents need no initialization and may be anything (each launch tags its flags with a value
-  // of its own; it launches nothing but the GEMM kernel). Left null (with
-  // workspace_bytes = 0), a launch that splits allocates it stream-ordered itself
-  // (cudaMallocAsync, then cudaFreeAsync after the kernel, both on `stream`, from the device's
-  // default memory pool); a launch that does not split needs none and ignores it.
+  // of its own; it launches nothing but the GEMM kernel). Left null (with workspace_bytes = 0), a
+  // launch that splits allocates it stream-ordered itself (cudaMallocFromPoolAsync, then
+  // cudaFreeAsync after the kernel, both on `stream`) from a memory pool of tmakit's own per
+  // device, which keeps freed memory mapped for later launches (it holds at most the largest
+  // workspaces in use at once, a few MiB to ~20 MiB, for the process's life; the device's default
+  // pool is not touched); a launch that does not split needs none and ignores it.
   void* workspace = nullptr;
   std::size_t workspace_bytes = 0;
 };
@@ -80,6 +82,9 @@ struct GemmArgs {
 // added up in a fixed order (deterministic results) by one CTA per tile, through a global
 // workspace (GemmArgs::workspace; allocated stream-ordered when not given). GemmTuning::stream_k
 // overrides the choice.
+//
+// The kernel is launched with programmatic dependent launch (GemmTuning::pdl): it may start while
+// the stream's previous kernel finishes, and waits for it before touching any buffer.
 void gemm(const GemmArgs& args, cudaStream_t stream = nullptr, Path path = Path::kTma);
 
 // ---- tuning: for benchmarks and tests; gemm() chooses these itself -----------------------
@@ -176,6 +181,15 @@ struct GemmTuning {
   // its pair of tile rows alike and still multicasts B; cluster_m = 0 lets the heuristic choose
   // it (2 when there are tile rows to pair).
   int stream_k = 0;
+  // Programmatic dependent launch: the kernel is launched with
+  // cudaLaunchAttributeProgrammaticStreamSerialization, so that its CTAs start (shared-memory
+  // barriers, descriptor prefetch, register split) while the stream's previous kernel finishes;
+  // every thread waits for that kernel's completion (cudaGridDependencySynchronize) before it
+  // touches A, B, C, D or the workspace, so results are the same either way. The kernel also
+  // lets the stream's next kernel launch early (cudaTriggerProgrammaticLaunchCompletion at its
+  // start): a next kernel launched with the attribute must itself wait before it reads D. Off:
+  // plain stream order.
+  bool pdl = true;
 };
 
 // What gemm_tuned() ran (after `tuning` overrides): the resolved choices.
