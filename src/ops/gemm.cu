@@ -486,8 +486,8 @@ Resolved resolve(const GemmArgs& g, Path path, const GemmTuning& tuning) {
 // tmakit's own (the device's default pool and its settings are left alone), created on first use
 // and kept for the process's life. Its release threshold is the maximum, so a freed workspace stays
 // mapped for the next launch: with the default pool's threshold of 0 every synchronization handed
-// the memory back to the driver and the next split launch mapped it again (a back-to-back loop of
-// 1024 x 2112 x 7168 ran ~10 us per launch slower than with a caller's workspace: session 15).
+// the memory back to the driver and the next split launch mapped it again (back-to-back loops ran
+// 3-7 us per split launch slower than with a caller's workspace: docs/perf-log.md, session 15).
 cudaMemPool_t workspace_pool() {
   int device = 0;
   check_cuda(cudaGetDevice(&device), "cudaGetDevice");
