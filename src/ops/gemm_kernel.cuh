@@ -310,6 +310,11 @@ __device__ __forceinline__ void mainloop(float (&acc)[Cfg::kHalves][Cfg::kAccumu
 using ptx::load_acquire_gpu;
 using ptx::store_release_gpu;
 
+// The flag of half `half` of CTA slot c's partial tile (gemm_schedule.hpp: the workspace layout).
+__device__ __forceinline__ std::uint64_t* flag_at(const Params& p, int c, int half) {
+  return p.sk_flags + 2 * c + half;
+}
+
 // Prints which flag a finisher gave up on and traps (TMA_DEBUG_HANG_BOUND).
 __device__ __noinline__ inline void report_flag_hang(int peer, int wgc, unsigned long long polls) {
   printf(
@@ -370,7 +375,7 @@ __device__ __forceinline__ void publish_partial(const float (&acc)[Cfg::kAccumul
     named_barrier_arrive(kFlagBarrier + static_cast<std::uint32_t>(half), kWarpgroupThreads + 32);
   } else {
     named_barrier_sync(kStreamKBarrier + static_cast<std::uint32_t>(wgc), kWarpgroupThreads);
-    if (t == 0) store_release_gpu(p.sk_flags + 2 * c + half, p.sk_epoch);
+    if (t == 0) store_release_gpu(flag_at(p, c, half), p.sk_epoch);
   }
   trace(p, 1 + wgc, unit, 15);
 }
@@ -412,7 +417,7 @@ __device__ __forceinline__ void publish_flags(const Params& p, int rank, int clu
   for (int half = 0; half < kBlockM / 64; ++half) {
     if (half_row0(tm, half) >= p.m) break;
     named_barrier_sync(kFlagBarrier + static_cast<std::uint32_t>(half), kWarpgroupThreads + 32);
-    if (lane0) store_release_gpu(p.sk_flags + 2 * c + half, p.sk_epoch);
+    if (lane0) store_release_gpu(flag_at(p, c, half), p.sk_epoch);
     if constexpr (TMA_GEMM_TRACE != 0) {
       if (lane0 && i < kTraceUnits) *trace_at(p, 0, i, 14 + half) = clock64();
     }
@@ -432,7 +437,7 @@ __device__ __forceinline__ void add_peer_partials(float (&acc)[Cfg::kAccumulator
   bool first = true;
   for (int v = last_peer(p.sched, tile, w); v >= 0; v = prev_peer(p.sched, w, v)) {
     const int c = cta_slot(v, rank, cluster_m);
-    if (t == 0) wait_flag(p.sk_flags + 2 * c + half, p.sk_epoch, c, wgc);
+    if (t == 0) wait_flag(flag_at(p, c, half), p.sk_epoch, c, wgc);
     named_barrier_sync(kStreamKBarrier + static_cast<std::uint32_t>(wgc), kWarpgroupThreads);
     if (first) trace(p, 1 + wgc, unit, 16);
     first = false;

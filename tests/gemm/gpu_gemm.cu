@@ -41,6 +41,7 @@
 #include <thread>
 #include <vector>
 
+#include "gemm_schedule.hpp"
 #include "tma/host/error.hpp"
 #include "tma/ops/gemm.hpp"
 
@@ -385,8 +386,9 @@ bool run_case(const Case& c, std::uint64_t seed) {
     CHECK_CUDA(cudaMemset(d.p, 0xFF, bytes));
     // Keep the flags the first run set, poison its partial tiles (NaN): a finisher of the second
     // run that took a flag of the first for one of its own would add NaN, and the bits differ.
-    // The flags come first, 2 x 8 B per CTA padded to 256 B (src/ops/gemm_schedule.hpp).
-    const std::size_t flag_bytes = (16 * static_cast<std::size_t>(plan.ctas) + 255) / 256 * 256;
+    // The flags come first (src/ops/gemm_schedule.hpp: the workspace layout).
+    const auto flag_bytes =
+        static_cast<std::size_t>(tma::ops::detail::gemm::workspace_flag_bytes(plan.ctas));
     if (plan.stream_k_tiles > 0 && ws_bytes > flag_bytes)
       CHECK_CUDA(
           cudaMemset(static_cast<unsigned char*>(ws.p) + flag_bytes, 0xFF, ws_bytes - flag_bytes));
