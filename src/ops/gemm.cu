@@ -416,7 +416,8 @@ Resolved resolve(const GemmArgs& g, Path path, const GemmTuning& tuning) {
   p.tiles_m = static_cast<std::int32_t>((g.m + kBlockM - 1) / kBlockM);
   p.tiles_n = static_cast<std::int32_t>((r.n_main + block_n - 1) / block_n);
   p.k_blocks = static_cast<std::int32_t>((g.k + kBlockK - 1) / kBlockK);
-  p.raster_group = tuning.raster_group > 0 ? tuning.raster_group : kDefaultRasterGroup;
+  const std::int32_t raster_group =
+      tuning.raster_group > 0 ? tuning.raster_group : kDefaultRasterGroup;
   p.out = g.d_dtype == DataType::kBFloat16  ? OutKind::kBF16
           : g.d_dtype == DataType::kFloat16 ? OutKind::kF16
                                             : OutKind::kF32;
@@ -441,8 +442,8 @@ Resolved resolve(const GemmArgs& g, Path path, const GemmTuning& tuning) {
   if (r.n_main == 0) {
     // No main kernel (a row of D has fewer than 16 bytes): the edge kernel computes all of D.
     r.cluster_m = 1;
-    p.cluster_rows = p.tiles_m;
     p.cluster_tiles = p.tiles_m * p.tiles_n;
+    p.raster = make_raster(p.tiles_m, p.tiles_n, raster_group);
     p.sched = make_schedule(p.cluster_tiles, p.k_blocks, 1, false);
     return r;
   }
@@ -460,8 +461,8 @@ Resolved resolve(const GemmArgs& g, Path path, const GemmTuning& tuning) {
   const std::uint32_t smem = smem_bytes_for(r.config);
 
   r.cluster_m = choice.cluster_m;
-  p.cluster_rows = (p.tiles_m + r.cluster_m - 1) / r.cluster_m;
   p.cluster_tiles = static_cast<std::int32_t>(cluster_tiles_for(r.cluster_m));
+  p.raster = make_raster((p.tiles_m + r.cluster_m - 1) / r.cluster_m, p.tiles_n, raster_group);
   const int clusters = max_clusters(r.kernel, smem, r.cluster_m);
   bool split = choice.split;
   if (split) {
@@ -664,7 +665,7 @@ void gemm_tuned(const GemmArgs& g, cudaStream_t stream, Path path, const GemmTun
   if (plan != nullptr)
     *plan = GemmPlan{r.config,
                      r.cluster_m,
-                     p.raster_group,
+                     static_cast<int>(p.raster.rows.d),
                      ctas,
                      static_cast<int>(g.n - r.n_main),
                      p.sched.sk_tiles,

@@ -141,9 +141,7 @@ struct Params {
   std::int32_t m, n, k;
   float alpha, beta;
   std::int32_t tiles_m, tiles_n, k_blocks;
-  std::int32_t cluster_rows;   // ceil(tiles_m / cluster_m)
-  std::int32_t raster_group;   // cluster rows per raster group
-  std::int32_t cluster_tiles;  // cluster_rows x tiles_n (< 2^31: checked by the host)
+  std::int32_t cluster_tiles;  // ceil(tiles_m / cluster_m) x tiles_n (< 2^31: checked by the host)
   OutKind out;
   // Which units each CTA (cluster) computes: whole tiles, and the stream-K split ones
   // (gemm_schedule.hpp); workers = gridDim.x / cluster_m.
@@ -163,6 +161,9 @@ struct Params {
   const unsigned char* c;
   unsigned char* d;
   std::int64_t lda_bytes, ldb_bytes, ldc_bytes, ldd_bytes;
+  // The tile order (gemm_schedule.hpp: raster_tile), its divisors prepared. Last: a field placed
+  // before the pointers made config 7's 24-register producer spill (session 16).
+  Raster raster;
 };
 
 // TMA_GEMM_TRACE builds: where role r (0 producer, 1 + w consumer warpgroup w) of CTA `cta`

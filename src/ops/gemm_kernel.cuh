@@ -59,7 +59,7 @@ enum class Role { kProducer, kConsumer };
 // grouped raster, which the host tests check).
 __device__ __forceinline__ void tile_of(const Params& p, int t, int rank, int cluster_m, int& tm,
                                         int& tn) {
-  raster_tile(t, p.cluster_rows, p.tiles_n, p.raster_group, rank, cluster_m, tm, tn);
+  raster_tile(p.raster, t, rank, cluster_m, tm, tn);
 }
 
 // Coordinates (innermost first) of the atom whose K range starts at k0 and MN range at mn0.
@@ -93,7 +93,7 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
   const int b_first = cluster_m == 1 ? 0 : rank * kHalfB;
   const int b_count = cluster_m == 1 ? Cfg::kAtomsB : rank == 0 ? kHalfB : Cfg::kAtomsB - kHalfB;
   PipelineState s = pipe.start();
-  Cursor cursor = schedule_start(p.sched, static_cast<int>(blockIdx.x) / cluster_m);
+  Cursor cursor = schedule_start(p.sched, static_cast<int>(cluster_id_x()));
   Unit u;
   // Few values live across the k-loop (a wide ping-pong configuration leaves this thread 24
   // registers: gemm_config.hpp): the unit's A row and B column, its rotated k-block and the count
@@ -397,7 +397,7 @@ __device__ __forceinline__ int half_row0(int tm, int half) {
 // are those finish_unit publishes: rows below m (a CTA past the last tile row publishes none).
 // Trace builds stamp role 0's points 14 + half of the unit when a flag is set.
 __device__ __forceinline__ void publish_flags(const Params& p, int rank, int cluster_m) {
-  const int worker = static_cast<int>(blockIdx.x) / cluster_m;
+  const int worker = static_cast<int>(cluster_id_x());  // the cluster: blockIdx.x / cluster_m
   Cursor cursor = schedule_start(p.sched, worker);
   Unit u;
   int i = 0;
@@ -500,7 +500,7 @@ __device__ __forceinline__ void finish_unit(float (&acc)[Cfg::kHalves][Cfg::kAcc
                                             const EpilogueMaps& maps, const Params& p, int wgc,
                                             int first_atom, int rank, int cluster_m,
                                             EpilogueState& es) {
-  const int worker = static_cast<int>(blockIdx.x) / cluster_m;
+  const int worker = static_cast<int>(cluster_id_x());  // the cluster: blockIdx.x / cluster_m
 #pragma unroll
   for (int h = 0; h < Cfg::kHalves; ++h) {
     const int half = first_atom + h;  // rows 64 half .. 64 half + 63 of the tile
@@ -542,8 +542,8 @@ __device__ __forceinline__ void consume(Pipeline<Cfg::kStages>& pipe, unsigned c
   const std::uint32_t smem_base = ptx::smem_addr(smem);
   unsigned char* epi =
       smem + Cfg::kStages * Cfg::kStageBytes + wgc * Cfg::kEpiBuffers * kEpiBufferBytes;
-  const int first_atom = Cfg::kPingPong ? 0 : wgc;  // the tile's first 64-row half it holds
-  const int worker = static_cast<int>(blockIdx.x) / cluster_m;
+  const int first_atom = Cfg::kPingPong ? 0 : wgc;      // the tile's first 64-row half it holds
+  const int worker = static_cast<int>(cluster_id_x());  // the cluster: blockIdx.x / cluster_m
   float acc[Cfg::kHalves][Cfg::kAccumulators];
 #pragma unroll
   for (int h = 0; h < Cfg::kHalves; ++h) {

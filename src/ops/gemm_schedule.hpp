@@ -57,6 +57,37 @@
 
 namespace tma::ops::detail::gemm {
 
+// Unsigned division of n < 2^31 by a run-time divisor d >= 1 as one multiply and a shift. A
+// 32-bit division by a run-time value compiles to ~25 dependent instructions around a MUFU.RCP,
+// and the schedule walk (each unit's tile coordinates: in the producer, and in both consumer
+// warpgroups between an epilogue and the next k-loop) did two to five of them per unit
+// (docs/perf-log.md, session 17). With s = ceil(log2 d) and
+// m = ceil(2^(31 + s) / d) (< 2^32: d > 2^(s - 1)), n / d = (n m) >> (31 + s) exactly: write
+// m = 2^(31 + s) / d + e with 0 <= e < 1 and n = q d + r; then n m / 2^(31 + s) = q + r / d +
+// n e / 2^(31 + s), and n e d < 2^31 x 2^s makes the last term < 1 / d <= (d - r) / d. On the GPU
+// (n m) >> 31 is the high word of 2 n x m (2 n < 2^32): IMAD.HI and two shifts, 32-bit registers
+// only. tests/gemm/test_gemm_host.cpp checks it against `/`.
+struct FastDiv {
+  std::uint32_t d = 1;
+  std::uint32_t m = 1u << 31;
+  std::uint32_t s = 0;
+  TMA_HOST_DEVICE std::uint32_t div(std::uint32_t n) const {
+#ifdef __CUDA_ARCH__
+    return __umulhi(n << 1, m) >> s;
+#else  // the same arithmetic: the high word of 2 n x m
+    return static_cast<std::uint32_t>((static_cast<std::uint64_t>(n << 1) * m) >> 32) >> s;
+#endif
+  }
+};
+inline FastDiv make_fast_div(std::uint32_t d) {
+  FastDiv f;
+  f.d = d;
+  while ((std::uint64_t{1} << f.s) < d)
+    ++f.s;
+  f.m = static_cast<std::uint32_t>(((std::uint64_t{1} << (31 + f.s)) + d - 1) / d);
+  return f;
+}
+
 struct Schedule {
   std::int32_t tiles;     // cluster tiles (cluster_m tile rows x 1 tile column) in raster order
   std::int32_t k_blocks;  // k-blocks per tile
@@ -65,6 +96,8 @@ struct Schedule {
   std::int32_t sk_tiles;  // tiles [dp_tiles, tiles): split along K (0: stream-K off)
   std::int32_t sk_quot;   // sk_tiles x k_blocks / workers (< 2^31: the host checks)
   std::int32_t sk_rem;    // sk_tiles x k_blocks % workers
+  // The division by k_blocks of the stream-K walk (next_unit, k_shift), prepared by make_schedule.
+  FastDiv k_div;
 };
 
 enum class UnitKind : std::uint32_t { kWhole, kPartial, kFinish };
@@ -87,26 +120,58 @@ TMA_HOST_DEVICE inline std::int32_t sk_min(std::int32_t a, std::int32_t b) {
   return a < b ? a : b;
 }
 
+// The grouped raster (raster_tile below) with its divisors prepared on the host: cluster tile t
+// lies in group t / (group_rows x tiles_n), column r / rows of it at row r % rows (r: t's place in
+// the group; rows = group_rows, or what is left of the cluster rows in the last group).
+struct Raster {
+  FastDiv per_group;  // group_rows x tiles_n cluster tiles per group
+  FastDiv rows;       // group_rows
+  FastDiv last_rows;  // cluster rows of the last group (<= group_rows)
+  std::uint32_t last_group;
+};
+// A group of more rows than there are walks them all, as one of cluster_rows rows: so the group
+// size stays below 2^31 tiles, as the tile count does (cluster_rows, tiles_n >= 1; the host's
+// empty products never launch).
+inline Raster make_raster(std::int32_t cluster_rows, std::int32_t tiles_n,
+                          std::int32_t raster_group) {
+  const auto all_rows = static_cast<std::uint32_t>(cluster_rows > 1 ? cluster_rows : 1);
+  const auto asked = static_cast<std::uint32_t>(raster_group > 1 ? raster_group : 1);
+  const std::uint32_t group_rows = asked < all_rows ? asked : all_rows;
+  const std::uint32_t last_group = (all_rows - 1) / group_rows;
+  return Raster{make_fast_div(group_rows * static_cast<std::uint32_t>(tiles_n > 1 ? tiles_n : 1)),
+                make_fast_div(group_rows), make_fast_div(all_rows - last_group * group_rows),
+                last_group};
+}
+
 // The output tile (tile row tm, tile column tn) that the CTA of cluster rank `rank` computes for
 // cluster tile t: groups of raster_group cluster rows are walked column by column (M fastest
 // inside a group), so the clusters working at the same time share A tiles (rows) and B tiles
 // (columns) through L2; both CTAs of a cluster take the same column and adjacent rows. tm may be
 // >= tiles_m (the second CTA of the last cluster when tiles_m is odd: no rows to compute). 32-bit
-// unsigned arithmetic: 64-bit division is a called subroutine on the GPU (the host keeps the
-// tile counts below 2^31).
-TMA_HOST_DEVICE inline void raster_tile(std::int32_t t, std::int32_t cluster_rows,
-                                        std::int32_t tiles_n, std::int32_t raster_group, int rank,
-                                        int cluster_m, int& tm, int& tn) {
+// unsigned arithmetic (the host keeps the tile counts below 2^31).
+TMA_HOST_DEVICE inline void raster_tile(const Raster& g, std::int32_t t, int rank, int cluster_m,
+                                        int& tm, int& tn) {
   const auto ut = static_cast<std::uint32_t>(t);
-  const auto group_rows = static_cast<std::uint32_t>(raster_group);
-  const std::uint32_t per_group = group_rows * static_cast<std::uint32_t>(tiles_n);
-  const std::uint32_t group = ut / per_group;
-  const std::uint32_t first = group * group_rows;
-  const std::uint32_t left = static_cast<std::uint32_t>(cluster_rows) - first;
-  const std::uint32_t rows = left < group_rows ? left : group_rows;
-  const std::uint32_t r = ut - group * per_group;
-  tm = static_cast<int>((first + r % rows) * static_cast<std::uint32_t>(cluster_m)) + rank;
-  tn = static_cast<int>(r / rows);
+  const std::uint32_t group = g.per_group.div(ut);
+  const std::uint32_t r = ut - group * g.per_group.d;
+  // A branch rather than a select of the two divisors: each side reads its divisor's fields
+  // straight from the kernel parameters, with no registers to hold the chosen one (a select made
+  // config 7's 24-register producer spill).
+  std::uint32_t column, row;
+  if (group == g.last_group) {
+    column = g.last_rows.div(r);
+    row = r - column * g.last_rows.d;
+  } else {
+    column = g.rows.div(r);
+    row = r - column * g.rows.d;
+  }
+  tm = static_cast<int>((group * g.rows.d + row) * static_cast<std::uint32_t>(cluster_m)) + rank;
+  tn = static_cast<int>(column);
+}
+// The same from the raster's sizes (host tests).
+inline void raster_tile(std::int32_t t, std::int32_t cluster_rows, std::int32_t tiles_n,
+                        std::int32_t raster_group, int rank, int cluster_m, int& tm, int& tn) {
+  raster_tile(make_raster(cluster_rows, tiles_n, raster_group), t, rank, cluster_m, tm, tn);
 }
 
 // The workspace slot and flag pair of the CTA of cluster rank `rank` in worker (cluster) w: one
@@ -133,9 +198,7 @@ TMA_HOST_DEVICE inline bool next_unit(const Schedule& s, Cursor& c, Unit& u) {
     return true;
   }
   if (c.it >= c.end) return false;
-  // 32-bit unsigned division: 64-bit division is a called subroutine on the GPU.
-  const auto k = static_cast<std::uint32_t>(s.k_blocks);
-  const auto split = static_cast<std::int32_t>(static_cast<std::uint32_t>(c.it) / k);
+  const auto split = static_cast<std::int32_t>(s.k_div.div(static_cast<std::uint32_t>(c.it)));
   const std::int32_t b = c.it - split * s.k_blocks;
   const std::int32_t e = sk_min(s.k_blocks, b + (c.end - c.it));
   const UnitKind kind = b > 0            ? UnitKind::kPartial
@@ -183,6 +246,7 @@ TMA_HOST_DEVICE inline std::int32_t sk_owner(const Schedule& s, std::int32_t i) 
   const auto q = static_cast<std::uint32_t>(s.sk_quot);
   const auto r = static_cast<std::uint32_t>(s.sk_rem);
   const std::uint32_t long_part = r * (q + 1);  // the first r workers run q + 1 iterations
+  // Plain divisions: prepared ones (FastDiv) here made config 7's 24-register producer spill.
   if (ui < long_part) return static_cast<std::int32_t>(ui / (q + 1));
   return static_cast<std::int32_t>(r + (ui - long_part) / q);  // q > 0 here: i < r when q == 0
 }
@@ -193,7 +257,8 @@ TMA_HOST_DEVICE inline std::int32_t k_shift(const Schedule& s, std::int32_t tile
   const std::int32_t last = (tile - s.dp_tiles + 1) * s.k_blocks - 1;
   const auto begin = static_cast<std::uint32_t>(sk_begin(s, sk_owner(s, last)));
   const auto k = static_cast<std::uint32_t>(s.k_blocks);
-  return static_cast<std::int32_t>((k - begin % k) % k);
+  const std::uint32_t into = begin - s.k_div.div(begin) * k;  // begin % k
+  return static_cast<std::int32_t>(into == 0 ? 0 : k - into);
 }
 
 // The k-block that iteration kb (0 <= kb < k_blocks) of a tile with rotation `shift` loads.
@@ -238,7 +303,8 @@ TMA_HOST_DEVICE inline std::int32_t prev_peer(const Schedule& s, std::int32_t w,
 // sk_tiles x k_blocks must be < 2^31 (stream_k_fits).
 inline Schedule make_schedule(std::int32_t tiles, std::int32_t k_blocks, std::int32_t workers,
                               bool split) {
-  Schedule s{tiles, k_blocks, workers, tiles, 0, 0, 0};
+  Schedule s{tiles, k_blocks, workers, tiles, 0, 0, 0, FastDiv{}};
+  s.k_div = make_fast_div(static_cast<std::uint32_t>(k_blocks > 1 ? k_blocks : 1));
   if (!split) return s;
   const std::int32_t full = tiles / workers, rem = tiles % workers;
   s.sk_tiles = rem == 0 ? workers : rem + (full >= 1 ? workers : 0);

@@ -694,6 +694,82 @@ TEST(GemmStreamK, ClusterSchedulesCoverEveryOutputTileOnceWithoutDeadlock) {
               }
 }
 
+// The kernel's divisions by run-time values (FastDiv: a multiply and a shift) against `/`: every
+// divisor up to 4,096 and a spread above it up to 2^31 - 1, each with the dividends where the
+// quotient steps (multiples of d and their neighbours), the largest ones and random ones.
+TEST(GemmSchedule, FastDivIsExactBelow2To31) {
+  constexpr std::uint32_t kMaxDividend = 0x7FFFFFFFu;
+  std::uint64_t rng = 0x9E3779B97F4A7C15ull;
+  const auto next = [&] {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return static_cast<std::uint32_t>(rng);
+  };
+  std::vector<std::uint32_t> divisors;
+  for (std::uint32_t d = 1; d <= 4096; ++d)
+    divisors.push_back(d);
+  for (int i = 0; i < 2000; ++i)
+    divisors.push_back(1u + next() % kMaxDividend);
+  for (std::uint32_t e = 12; e <= 31; ++e) {
+    divisors.push_back((1u << e) - 1);
+    divisors.push_back(1u << e);
+    divisors.push_back((1u << e) + 1);
+  }
+  int checked = 0;
+  for (const std::uint32_t d : divisors) {
+    if (d > kMaxDividend) continue;
+    const sk::FastDiv f = sk::make_fast_div(d);
+    ASSERT_EQ(f.d, d);
+    std::vector<std::uint32_t> n = {0,
+                                    1,
+                                    d - 1,
+                                    d,
+                                    kMaxDividend,
+                                    kMaxDividend - 1,
+                                    kMaxDividend - kMaxDividend % d,
+                                    kMaxDividend / d * d - 1};
+    for (std::uint32_t q = 1; q < 40; ++q) {
+      const std::uint64_t at = std::uint64_t{q} * (kMaxDividend / d / 40 + 1) * d;
+      if (at <= kMaxDividend)
+        n.insert(n.end(), {static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(at - 1)});
+    }
+    for (int i = 0; i < 40; ++i)
+      n.push_back(next() % (kMaxDividend + 1u));
+    for (const std::uint32_t x : n) {
+      if (x > kMaxDividend) continue;
+      ASSERT_EQ(f.div(x), x / d) << x << " / " << d;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 300000);
+}
+
+// raster_tile (prepared divisors) against the grouped raster written with plain division, for
+// groups smaller than, equal to and larger than the cluster rows, clusters of 1 and 2.
+TEST(GemmStreamK, RasterMatchesPlainDivision) {
+  for (std::int32_t cluster_rows : {1, 2, 3, 5, 8, 9, 16, 33, 64, 127})
+    for (std::int32_t tiles_n : {1, 2, 7, 28, 41, 86})
+      for (std::int32_t group : {1, 2, 3, 4, 8, 16, 1000})
+        for (int cluster_m : {1, 2}) {
+          const sk::Raster g = sk::make_raster(cluster_rows, tiles_n, group);
+          for (std::int32_t t = 0; t < cluster_rows * tiles_n; ++t) {
+            const std::int32_t per_group = group * tiles_n;
+            const std::int32_t first = t / per_group * group;
+            const std::int32_t rows = std::min(group, cluster_rows - first);
+            const std::int32_t r = t % per_group;
+            for (int rank = 0; rank < cluster_m; ++rank) {
+              int tm = -1, tn = -1;
+              sk::raster_tile(g, t, rank, cluster_m, tm, tn);
+              ASSERT_EQ(tm, (first + r % rows) * cluster_m + rank)
+                  << cluster_rows << " rows, " << tiles_n << " columns, group " << group << ", t "
+                  << t;
+              ASSERT_EQ(tn, r / rows);
+            }
+          }
+        }
+}
+
 TEST(GemmStreamK, RasterIsTheKernelsGroupedOrder) {
   // 5 cluster rows of 2 (tiles_m = 9), 3 columns, groups of 2 cluster rows: M fastest in a group.
   int tm = -1, tn = -1;

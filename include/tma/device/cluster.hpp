@@ -21,6 +21,13 @@ __device__ __forceinline__ std::uint32_t cluster_size() {
   return cuda::ptx::get_sreg_cluster_nctarank();
 }
 
+// This CTA's cluster's index along x in the grid (blockIdx.x / cluster_size() in a 1-D grid; the
+// block index itself without clusters), read from a register instead of divided out.
+//   mov.u32 r, %clusterid.x;                       PTX ISA 7.8, sm_90 (cuda::ptx). Any thread.
+__device__ __forceinline__ std::uint32_t cluster_id_x() {
+  return cuda::ptx::get_sreg_clusterid_x();
+}
+
 // Arrive half of cluster_sync (release: this thread's earlier writes, e.g. mbarrier.init, become
 // visible to the cluster).   barrier.cluster.arrive.release;   PTX ISA 8.0, sm_90 (cuda::ptx).
 // Every thread of every CTA of the cluster (barrier.cluster counts all non-exited threads).

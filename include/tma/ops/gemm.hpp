@@ -196,7 +196,7 @@ struct GemmTuning {
 struct GemmPlan {
   int config;
   int cluster_m;
-  int raster_group;
+  int raster_group;    // cluster rows per raster group (at most the product's cluster rows)
   int ctas;            // persistent grid (0: no main kernel, the edge kernel did all of D)
   int edge_columns;    // D's last columns computed by the edge kernel (Path::kTma; < 16 B per row)
   int stream_k_tiles;  // tiles split along K (0: all tiles data-parallel)
