@@ -268,6 +268,13 @@ __device__ __forceinline__ void mainloop(float (&acc)[Cfg::kHalves][Cfg::kAccumu
     for (int h = 0; h < Cfg::kHalves; ++h)
       warpgroup_fence_accumulators(acc[h]);
   };
+  // Stage 0's descriptors, stepped to each stage, K step and half with descriptor_advance (one
+  // add each): built from the address every time, they took ~8 instructions per wgmma operand
+  // (SASS, session 17).
+  std::uint64_t a0 = TileA::descriptor(smem_base + first_atom * kAtomBytes, 0);
+  std::uint64_t b0 = TileB::descriptor(smem_base + Cfg::kABytes, 0);
+  ptx::fence_operand(a0);
+  ptx::fence_operand(b0);
   PipelineState previous = s;
   for (int kb = 0; kb < k_blocks; ++kb) {
     pipe.consumer_wait(s);
@@ -276,16 +283,16 @@ __device__ __forceinline__ void mainloop(float (&acc)[Cfg::kHalves][Cfg::kAccumu
       // phase; the fence orders them before the wgmma reads (async proxy) that follow.
       fence_proxy_async_shared();
     }
-    const std::uint32_t a = smem_base + s.index * Cfg::kStageBytes + first_atom * kAtomBytes;
-    const std::uint32_t b = smem_base + s.index * Cfg::kStageBytes + Cfg::kABytes;
+    const std::uint32_t stage = s.index * Cfg::kStageBytes;
     fence_all();
     warpgroup_arrive();
 #pragma unroll
     for (int kk = 0; kk < TileA::kKSteps; ++kk) {
 #pragma unroll
       for (int h = 0; h < Cfg::kHalves; ++h) {
-        wgmma<Cfg::kBlockN, kF16, kA, kB>(acc[h], TileA::descriptor(a + h * kAtomBytes, kk),
-                                          TileB::descriptor(b, kk), kb > 0 || kk > 0);
+        wgmma<Cfg::kBlockN, kF16, kA, kB>(
+            acc[h], descriptor_advance(a0, stage + h * kAtomBytes + kk * TileA::kStepBytes),
+            descriptor_advance(b0, stage + kk * TileB::kStepBytes), kb > 0 || kk > 0);
       }
     }
     warpgroup_commit();

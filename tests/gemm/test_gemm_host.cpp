@@ -174,6 +174,28 @@ TEST(GemmLayout, DescriptorFields) {
       0x8000u + 3 * 2048);
 }
 
+// Stepping a descriptor (descriptor_advance, the GEMM's k-loop) builds the descriptor of the moved
+// address, over every 1024-aligned tile start in 227 KiB of shared memory and every offset the
+// k-loop adds (stages of up to 80 KiB, 64-row halves, K steps), for both majors.
+TEST(GemmLayout, DescriptorAdvanceEqualsRebuilding) {
+  int checked = 0;
+  for (std::uint32_t base = 0; base < 227u * 1024; base += 1024)
+    for (std::uint32_t off = 0; base + off + 3 * 2048 < 227u * 1024 && off < 80u * 1024;
+         off += 8192)
+      for (int kk = 0; kk < 4; ++kk) {
+        using K = SwizzledTile128<MatrixMajor::kK>;
+        using MN = SwizzledTile128<MatrixMajor::kMN>;
+        ASSERT_EQ(descriptor_advance(K::descriptor(base, 0), off + kk * K::kStepBytes),
+                  K::descriptor(base + off, kk))
+            << base << " + " << off << ", kk " << kk;
+        ASSERT_EQ(descriptor_advance(MN::descriptor(base, 0), off + kk * MN::kStepBytes),
+                  MN::descriptor(base + off, kk))
+            << base << " + " << off << ", kk " << kk;
+        ++checked;
+      }
+  EXPECT_GT(checked, 5000);
+}
+
 // The D fragment of wgmma m64nNk16 as transcribed here from the PTX ISA figure ("WGMMA
 // .m64nNk16 register fragment layout for accumulator matrix D"), independently of
 // accumulator_coord, which the epilogue uses.

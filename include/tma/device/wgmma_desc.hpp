@@ -58,6 +58,17 @@ TMA_HOST_DEVICE constexpr std::uint64_t matrix_descriptor(std::uint32_t start,
          (descriptor_encode(sbo_bytes) << 32) | (descriptor_swizzle(s) << 62);
 }
 
+// `desc` with its start address moved by `bytes` (a multiple of 16): the descriptor that
+// matrix_descriptor builds at start + bytes, as one 32-bit add on the low word instead of the
+// masks and shifts, valid while start + bytes < 256 KiB (the 14-bit field cannot carry into the
+// bits above it; every shared-memory address is below that). The GEMM's k-loop steps its operand
+// descriptors this way across stages, K steps and 64-row halves.
+TMA_HOST_DEVICE constexpr std::uint64_t descriptor_advance(std::uint64_t desc,
+                                                           std::uint32_t bytes) {
+  return (desc & ~std::uint64_t{0xFFFFFFFFu}) |
+         static_cast<std::uint32_t>(static_cast<std::uint32_t>(desc) + (bytes >> 4));
+}
+
 // The fields back, in bytes (for tests and debugging).
 struct MatrixDescriptorFields {
   std::uint32_t start, lbo, sbo, base_offset, swizzle;

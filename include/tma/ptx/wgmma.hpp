@@ -56,6 +56,11 @@ __device__ __forceinline__ void fence_operand(int& r) {
   asm volatile("" : "+r"(r));
 }
 
+// The same for a 64-bit value (a wgmma descriptor computed once, outside a loop).
+__device__ __forceinline__ void fence_operand(std::uint64_t& r) {
+  asm volatile("" : "+l"(r));
+}
+
 }  // namespace tma::ptx
 
 // The accumulator vector operands {%0, .., %(n-1)} of an mma_async with n f32 accumulators per
