@@ -1,8 +1,9 @@
 // l2_merge: an experiment, not a benchmark of record (docs/perf-log.md, session 17). Three
 // questions about where a persistent kernel's CTAs run and what the L2 sees of their reads:
 //   1. which SMs share a GPC: clusters of 16 CTAs (all in one GPC) record their SMs (%smid);
-//   2. where a GEMM-like launch puts its clusters: 2-CTA clusters, one CTA per SM (200 KiB of
-//      shared memory each), grid = the SM count rounded down to even; cluster i -> GPC, SMs;
+//   2. where a GEMM-like launch puts its clusters: 2-CTA clusters of 384 threads, one CTA per SM
+//      (200 KiB of shared memory each), the SM count rounded down to even, as a 1-D grid (tmakit's
+//      GEMM) and as a (2, clusters) grid (cuBLASLt's kernels); cluster i -> GPC, SMs;
 //   3. whether identical bulk (TMA) reads that several SMs issue at about the same time are
 //      looked up once: every CTA (one per SM) reads `iters` chunks of 32 KiB; in mode
 //        0 each CTA its own sequence,        1 all CTAs the same sequence,
@@ -39,7 +40,7 @@ __global__ void where_kernel(int* smid, long long spin) {
 __global__ void place_kernel(int* smid, long long spin) {
   extern __shared__ unsigned char pad[];
   if (threadIdx.x == 0) {
-    smid[blockIdx.x] = static_cast<int>(cuda::ptx::get_sreg_smid());
+    smid[blockIdx.y * gridDim.x + blockIdx.x] = static_cast<int>(cuda::ptx::get_sreg_smid());
     pad[0] = 1;
   }
   const long long t0 = clock64();
@@ -90,10 +91,10 @@ __global__ void merge_kernel(const unsigned char* src, std::uint32_t chunks, con
   sink[blockIdx.x] = buf[blockIdx.x % (2 * kChunk)];
 }
 
-void launch_clusters(const void* kernel, int grid, int cluster, int threads, std::size_t smem,
+void launch_clusters(const void* kernel, dim3 grid, int cluster, int threads, std::size_t smem,
                      void** args) {
   cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(grid);
+  cfg.gridDim = grid;
   cfg.blockDim = dim3(threads);
   cfg.dynamicSmemBytes = smem;
   cudaLaunchAttribute attr[1];
@@ -125,7 +126,8 @@ int main(int argc, char** argv) {
   experiment::check(cudaMalloc(&d_smid, sizeof(int) * clusters * cl), "malloc");
   long long spin = 200000;
   void* args1[] = {&d_smid, &spin};
-  launch_clusters(reinterpret_cast<const void*>(where_kernel), clusters * cl, cl, 32, 0, args1);
+  launch_clusters(reinterpret_cast<const void*>(where_kernel), dim3(clusters * cl), cl, 32, 0,
+                  args1);
   std::vector<int> smid(clusters * cl);
   experiment::check(
       cudaMemcpy(smid.data(), d_smid, sizeof(int) * smid.size(), cudaMemcpyDeviceToHost), "copy");
@@ -165,13 +167,23 @@ int main(int argc, char** argv) {
   const int grid = sms / 2 * 2;
   std::vector<int> place(grid);
   void* args2[] = {&d_smid, &spin};
-  launch_clusters(reinterpret_cast<const void*>(place_kernel), grid, 2, 32, kPlaceSmem, args2);
-  experiment::check(cudaMemcpy(place.data(), d_smid, sizeof(int) * grid, cudaMemcpyDeviceToHost),
-                    "copy");
-  std::printf("2-CTA clusters, one CTA per SM: cluster -> GPC group (SMs)\n ");
-  for (int c = 0; c < grid / 2; ++c)
-    std::printf(" %d:%d(%d,%d)", c, gpc_of[place[2 * c]], place[2 * c], place[2 * c + 1]);
-  std::printf("\n");
+  // The grid as tmakit's GEMM launches it (x = all CTAs) and as cuBLASLt's kernels do (x = the
+  // cluster, y = the clusters: ncu LaunchStats, docs/perf-log.md session 17), 384 threads each.
+  for (const bool two_d : {false, true}) {
+    const dim3 g = two_d ? dim3(2, grid / 2) : dim3(grid);
+    launch_clusters(reinterpret_cast<const void*>(place_kernel), g, 2, 384, kPlaceSmem, args2);
+    experiment::check(cudaMemcpy(place.data(), d_smid, sizeof(int) * grid, cudaMemcpyDeviceToHost),
+                      "copy");
+    int same_tpc = 0;
+    std::printf("2-CTA clusters, grid %s, one CTA per SM: cluster -> GPC group (SMs)\n ",
+                two_d ? "(2, clusters)" : "(CTAs)");
+    for (int c = 0; c < grid / 2; ++c) {
+      std::printf(" %d:%d(%d,%d)", c, gpc_of[place[2 * c]], place[2 * c], place[2 * c + 1]);
+      same_tpc += place[2 * c] / 2 == place[2 * c + 1] / 2;
+    }
+    std::printf("\n  clusters whose two CTAs share a TPC (same %%smid / 2): %d of %d\n", same_tpc,
+                grid / 2);
+  }
   // 3. Merged lookups.
   const std::uint32_t chunks = 1024;  // 32 MiB
   unsigned char* src = nullptr;
