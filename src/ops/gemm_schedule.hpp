@@ -78,6 +78,12 @@ struct FastDiv {
     return static_cast<std::uint32_t>((static_cast<std::uint64_t>(n << 1) * m) >> 32) >> s;
 #endif
   }
+  // n / d, and n % d into `rem`.
+  TMA_HOST_DEVICE std::uint32_t divmod(std::uint32_t n, std::uint32_t& rem) const {
+    const std::uint32_t q = div(n);
+    rem = n - q * d;
+    return q;
+  }
 };
 inline FastDiv make_fast_div(std::uint32_t d) {
   FastDiv f;
@@ -152,18 +158,16 @@ inline Raster make_raster(std::int32_t cluster_rows, std::int32_t tiles_n,
 TMA_HOST_DEVICE inline void raster_tile(const Raster& g, std::int32_t t, int rank, int cluster_m,
                                         int& tm, int& tn) {
   const auto ut = static_cast<std::uint32_t>(t);
-  const std::uint32_t group = g.per_group.div(ut);
-  const std::uint32_t r = ut - group * g.per_group.d;
+  std::uint32_t r, row;
+  const std::uint32_t group = g.per_group.divmod(ut, r);
   // A branch rather than a select of the two divisors: each side reads its divisor's fields
   // straight from the kernel parameters, with no registers to hold the chosen one (a select made
   // config 7's 24-register producer spill).
-  std::uint32_t column, row;
+  std::uint32_t column;
   if (group == g.last_group) {
-    column = g.last_rows.div(r);
-    row = r - column * g.last_rows.d;
+    column = g.last_rows.divmod(r, row);
   } else {
-    column = g.rows.div(r);
-    row = r - column * g.rows.d;
+    column = g.rows.divmod(r, row);
   }
   tm = static_cast<int>((group * g.rows.d + row) * static_cast<std::uint32_t>(cluster_m)) + rank;
   tn = static_cast<int>(column);
