@@ -21,7 +21,6 @@
 #include <map>
 #include <mutex>
 #include <random>
-#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -202,13 +201,6 @@ void check_args(const GemmArgs& g, Path path, const GemmTuning& t) {
                   " is not 0 (choose), 1 (off: data-parallel tiles) or 2 (on: split the last "
                   "waves along K)"));
 
-  if (t.dynamic_tiles < 0 || t.dynamic_tiles > 2)
-    fail(kOp, cat("tuning.dynamic_tiles = ", t.dynamic_tiles,
-                  " is not 0 (default), 1 (static tile order) or 2 (dynamic claims)"));
-  if (t.dynamic_tiles == 2 && path != Path::kTma)
-    fail(kOp,
-         "tuning.dynamic_tiles = 2 needs Path::kTma (the ordinary-loads kernel walks the "
-         "static order): use 0 or 1 with Path::kOrdinary");
   if ((g.workspace == nullptr) != (g.workspace_bytes == 0))
     fail(kOp, cat("workspace = ", g.workspace, " with workspace_bytes = ", g.workspace_bytes,
                   ": pass both (a buffer of at least gemm_workspace_bytes() bytes) or neither "
@@ -362,8 +354,7 @@ struct Resolved {
   std::int64_t n_main;  // D's columns the main kernel computes (0: none, only the edge kernel)
   KernelFn kernel;      // null when n_main == 0
   int workers;          // persistent clusters
-  std::uint64_t workspace_bytes;  // 0 unless the schedule splits or claims tiles dynamically
-  bool dynamic;                   // data-parallel tiles claimed dynamically (Params::tile_counter)
+  std::uint64_t workspace_bytes;  // 0 unless the schedule splits
 };
 
 // The cluster's workers: all resident clusters, at most one per tile unless the tiles are split
@@ -487,16 +478,8 @@ Resolved resolve(const GemmArgs& g, Path path, const GemmTuning& tuning) {
   }
   r.workers = workers_for(clusters, p.cluster_tiles, split, tuning.max_ctas, r.cluster_m);
   p.sched = make_schedule(p.cluster_tiles, p.k_blocks, r.workers, split);
-  // One slot and two flags per CTA (gemm_schedule.hpp: cta_slot), and the tile counter.
-  // Dynamic claims start after each worker's first two (static) tiles: with no more tiles than
-  // that there is nothing to claim.
-  r.dynamic = path == Path::kTma && tuning.dynamic_tiles == 2 &&
-              p.sched.dp_tiles > 2 * static_cast<std::int64_t>(r.workers);
-  if (split) {
-    r.workspace_bytes = workspace_bytes(r.workers * r.cluster_m, kBlockM, block_n);
-  } else if (r.dynamic) {
-    r.workspace_bytes = workspace_flag_bytes(r.workers * r.cluster_m);
-  }
+  // One slot and two flags per CTA (gemm_schedule.hpp: cta_slot).
+  if (split) r.workspace_bytes = workspace_bytes(r.workers * r.cluster_m, kBlockM, block_n);
   return r;
 }
 
@@ -655,23 +638,16 @@ void gemm_tuned(const GemmArgs& g, cudaStream_t stream, Path path, const GemmTun
         ws = own.p;
       } else if (g.workspace_bytes < r.workspace_bytes) {
         detail::fail(d::kOp,
-                     cat("workspace_bytes = ", g.workspace_bytes, " but this launch ",
-                         p.sched.sk_tiles > 0 ? "splits " : "claims its tiles dynamically (",
-                         p.sched.sk_tiles > 0 ? std::to_string(p.sched.sk_tiles) : "",
-                         p.sched.sk_tiles > 0 ? " tiles along K" : "tuning.dynamic_tiles = 2)",
-                         " over ", r.workers * r.cluster_m, " CTAs and needs ", r.workspace_bytes,
+                     cat("workspace_bytes = ", g.workspace_bytes, " but this launch splits ",
+                         p.sched.sk_tiles, " tiles along K over ", r.workers * r.cluster_m,
+                         " CTAs and needs ", r.workspace_bytes,
                          " B: pass gemm_workspace_bytes(args, path, tuning) bytes (or no "
                          "workspace: gemm allocates one)"));
       }
       auto* bytes = static_cast<unsigned char*>(ws);
       const std::uint64_t flag_bytes = d::workspace_flag_bytes(r.workers * r.cluster_m);
-      if (p.sched.sk_tiles > 0) {
-        p.sk_flags = reinterpret_cast<std::uint64_t*>(bytes);
-        p.sk_slots = reinterpret_cast<float*>(bytes + flag_bytes);
-      }
-      // The counter: the word after the flags (gemm_schedule.hpp: the workspace layout).
-      if (r.dynamic)
-        p.tile_counter = reinterpret_cast<std::uint64_t*>(bytes) + 2 * r.workers * r.cluster_m;
+      p.sk_flags = reinterpret_cast<std::uint64_t*>(bytes);
+      p.sk_slots = reinterpret_cast<float*>(bytes + flag_bytes);
       p.sk_epoch = d::next_flag_epoch();  // no memset of the flags: gemm_schedule.hpp
     }
     const std::uint32_t smem = d::smem_bytes_for(r.config);
@@ -693,8 +669,7 @@ void gemm_tuned(const GemmArgs& g, cudaStream_t stream, Path path, const GemmTun
                      ctas,
                      static_cast<int>(g.n - r.n_main),
                      p.sched.sk_tiles,
-                     static_cast<std::size_t>(r.workspace_bytes),
-                     p.tile_counter != nullptr};
+                     static_cast<std::size_t>(r.workspace_bytes)};
 }
 
 std::size_t gemm_workspace_bytes(const GemmArgs& args, Path path, const GemmTuning& tuning) {

@@ -152,10 +152,6 @@ struct Params {
   std::uint64_t* sk_flags;
   float* sk_slots;
   std::uint64_t sk_epoch;
-  // Dynamic tile claims (gemm_kernel.cuh: schedule_tiles; GemmTuning::dynamic_tiles): two words
-  // of the workspace after the flags (the launch's tag sk_epoch, the count); null: the static
-  // round-robin.
-  std::uint64_t* tile_counter;
   // Timestamps (clock64) per CTA, role and unit; only builds with TMA_GEMM_TRACE=1 write them
   // (bench/experiments/gemm_trace.cu); null otherwise. Layout: trace_slot below.
   unsigned long long* trace;

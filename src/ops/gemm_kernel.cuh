@@ -74,162 +74,6 @@ __device__ __forceinline__ void atom_coords(std::int32_t (&c)[2], int k0, int mn
   }
 }
 
-// ---- dynamic tile claims (Params::tile_counter) -------------------------------------------------
-// With a tile counter, the data-parallel tiles are handed out in the order clusters ask for them
-// rather than round-robin: worker w takes tiles w and w + workers first (the static order's: no
-// wait at the start), then each next tile is claimed with an atomic on the counter (claim c ->
-// tile 2 workers + c) while the cluster is still busy with the ones before. A cluster that starts
-// late (its SMs still held by another stream's kernel) or runs slow takes fewer tiles; on an idle
-// GPU the two orders are within 1% (docs/perf-log.md, session 18, where cuBLAS's kernels turned
-// out to schedule this way). The stream-K ranges that follow are static as before. The host uses
-// it only with more than two tiles per worker (gemm.cu).
-//
-// One thread of CTA rank 0 (schedule_tiles) claims and publishes each claimed tile to every CTA
-// of the cluster through a kQueueSlots-entry queue in shared memory: st.async of the tile into
-// the slot of each CTA, completing on that CTA's full barrier. Every reader (the producer thread
-// and each consumer thread, in both CTAs) reads every entry after its two static tiles, the end
-// marker (a tile >= dp_tiles) included, and hands the slot back on rank 0's empty barrier.
-inline constexpr int kQueueSlots = 4;
-inline constexpr int kSchedWarp = 2;  // of the producer warpgroup (warp 0 loads, kFlagWarp flags)
-inline constexpr std::uint32_t kQueueReaders = 1 + kConsumerWarpgroups * kWarpgroupThreads;
-
-struct TileQueue {
-  Barrier full[kQueueSlots];   // each CTA's: one arrival (with 4 bytes) per entry
-  Barrier empty[kQueueSlots];  // rank 0's: kQueueReaders arrivals per CTA per entry
-  // Rank 0's: its producer arrives as it starts its second static tile (phase 0) and as it takes
-  // each entry (phase j + 1 for entry j), so the claim of entry j, which waits for phase j, comes
-  // one tile ahead of the entry's loads. (Claimed as soon as a slot was free, kQueueSlots ahead,
-  // the tiles of a few-wave product were all handed out at the start, in nearly the static
-  // order: docs/perf-log.md, session 18.)
-  Barrier taken;
-  std::int32_t tile[kQueueSlots];
-};
-
-// A reader's position in the queue lives in its cursor (no register of its own: config 7's
-// producer has 24): its first two tiles are the static order's (dp = worker, worker + workers, as
-// next_unit walks them: no wait at the start); then dp = -1 - j while it reads entry j; after the
-// end marker kDpDone (next_unit goes on with the stream-K range).
-inline constexpr std::int32_t kDpDone = 0x7fffffff;
-__device__ __forceinline__ Cursor queue_cursor(const Params& p, int worker) {
-  return schedule_start(p.sched, worker);
-}
-
-// Whether the cursor has just walked its two static tiles (dp = worker + 2 workers) in a launch
-// with dynamic claims: the queue follows.
-__device__ __forceinline__ bool queue_next(const Params& p, const Cursor& c) {
-  return p.tile_counter != nullptr && c.dp >= 2 * p.sched.workers && c.dp < 3 * p.sched.workers;
-}
-
-// Entry j's tile, once published (each reading thread waits for it itself).
-__device__ __forceinline__ std::int32_t queue_read(TileQueue& q, std::uint32_t j) {
-  const std::uint32_t slot = j % kQueueSlots;
-  q.full[slot].wait_cluster((j / kQueueSlots) & 1u);
-  return *static_cast<volatile std::int32_t*>(&q.tile[slot]);
-}
-
-// next_unit with the queue: kTake reads entry j, hands it back and moves on; otherwise it only
-// looks (a cursor copy's peek at whether a unit follows). kWarp: a consumer thread (every thread
-// of the consumer warpgroups calls it alike); otherwise the producer thread. The hand-back: one
-// arrival per reading thread on rank 0's empty barrier of the slot (each thread after its own
-// read: one lane arriving for its warp after a __syncwarp is correct too, but compute-sanitizer's
-// racecheck does not follow that ordering and reports a race with the next write of the slot).
-template <bool kTake, bool kWarp>
-__device__ __forceinline__ bool next_unit_q(const Params& p, TileQueue& q, Cursor& c, Unit& u,
-                                            int rank) {
-  if constexpr (kTake && !kWarp) {
-    // The producer of rank 0 starting its second static tile: entry 0 may be claimed.
-    if (p.tile_counter != nullptr && rank == 0 && c.dp >= p.sched.workers &&
-        c.dp < 2 * p.sched.workers)
-      q.taken.arrive();
-  }
-  if (queue_next(p, c)) c.dp = -1;
-  if (c.dp < 0) {
-    const auto j = static_cast<std::uint32_t>(-1 - c.dp);
-    const std::uint32_t slot = j % kQueueSlots;
-    const std::int32_t t = queue_read(q, j);
-    if constexpr (kTake) {
-      if (rank == 0) {
-        q.empty[slot].arrive();
-        if constexpr (!kWarp) q.taken.arrive();  // the producer: entry j + 1 may be claimed
-      } else {
-        q.empty[slot].arrive_remote_after_reads(0);
-      }
-    }
-    if (t < p.sched.dp_tiles) {
-      u = Unit{t, 0, p.sched.k_blocks, UnitKind::kWhole};
-      if constexpr (kTake) --c.dp;
-      return true;
-    }
-    c.dp = kDpDone;
-  }
-  return next_unit(p.sched, c, u);
-}
-
-// Whether next_unit_q would find a unit (without computing it, nor handing anything back). Every
-// thread of a consumer warp calls it alike.
-__device__ __forceinline__ bool has_next_unit(const Params& p, TileQueue& q, const Cursor& c) {
-  if (c.dp < 0 || queue_next(p, c)) {
-    const auto j = c.dp < 0 ? static_cast<std::uint32_t>(-1 - c.dp) : 0u;
-    if (queue_read(q, j) < p.sched.dp_tiles) return true;
-    return c.it < c.end;
-  }
-  return c.dp < p.sched.dp_tiles || c.it < c.end;
-}
-
-// Claims. Two words: counter[0] the launch's tag (Params::sk_epoch), counter[1] the claims so far.
-// Worker 0's scheduler opens the launch's count (count = 0, then the tag with release) before its
-// first claim; every scheduler waits until it reads the tag (acquire) before its first claim, so
-// nothing clears the words between launches (as the stream-K flags: gemm_schedule.hpp) and a count
-// left by an earlier launch is never used. Then each claim is one atomicAdd: a compare-and-swap
-// loop instead (tag and count in one word) serialized the 66 clusters' simultaneous first claims
-// into ~1 us round trips each (docs/perf-log.md, session 18).
-__device__ __forceinline__ void open_claims(std::uint64_t* counter, std::uint64_t tag) {
-  *reinterpret_cast<volatile unsigned long long*>(counter + 1) = 0;
-  ptx::store_release_gpu(counter, tag);
-}
-__device__ __forceinline__ void wait_claims_open(const std::uint64_t* counter, std::uint64_t tag) {
-  while (ptx::load_acquire_gpu(counter) != tag)
-    __nanosleep(32);
-}
-__device__ __forceinline__ std::int32_t claim_tile(std::uint64_t* counter) {
-  return static_cast<std::int32_t>(
-      atomicAdd(reinterpret_cast<unsigned long long*>(counter + 1), 1ull));
-}
-
-// One thread of CTA rank 0: claims the cluster's data-parallel tiles and publishes each to every
-// CTA of the cluster, then an end marker; then waits until every reader has handed back the last
-// entries (the peer's arrivals target this CTA's barriers, so it must not exit before them).
-__device__ __forceinline__ void schedule_tiles(const Params& p, TileQueue& q, int cluster_m) {
-  if (cluster_id_x() == 0) open_claims(p.tile_counter, p.sk_epoch);
-  std::uint32_t j = 0;
-  for (;; ++j) {
-    const std::uint32_t slot = j % kQueueSlots;
-    q.empty[slot].wait_cluster(((j / kQueueSlots) & 1u) ^ 1u);
-    q.taken.wait(j & 1u);
-    if (j == 0) wait_claims_open(p.tile_counter, p.sk_epoch);
-    // Tiles [0, 2 workers) are the static order's first two per worker (queue_cursor).
-    std::int32_t t = 2 * p.sched.workers + claim_tile(p.tile_counter);
-    const bool end = t >= p.sched.dp_tiles;
-    if (end) t = p.sched.dp_tiles;
-    // This CTA: a store, and the arrival's release orders it before the readers' acquire. The
-    // peer (clusters of 2): st.async into its slot, completing on its barrier (a cluster of 1 has
-    // no peer, and compute-sanitizer rejects .shared::cluster stores there).
-    *static_cast<volatile std::int32_t*>(&q.tile[slot]) = t;
-    q.full[slot].arrive();
-    if (cluster_m == 2) {
-      const std::uint32_t bar = ptx::mapa_shared_cluster(ptx::smem_addr(&q.full[slot]), 1);
-      ptx::mbarrier_arrive_expect_tx_cluster(bar, 4);
-      ptx::st_async_cluster(ptx::mapa_shared_cluster(ptx::smem_addr(&q.tile[slot]), 1),
-                            static_cast<std::uint32_t>(t), bar);
-    }
-    if (end) break;
-  }
-  for (std::uint32_t k = 1; k <= kQueueSlots; ++k) {
-    const std::uint32_t e = j + k;
-    q.empty[e % kQueueSlots].wait_cluster(((e / kQueueSlots) & 1u) ^ 1u);
-  }
-}
-
 // ---- producer: TMA --------------------------------------------------------------------------
 
 using AtomBox = Box<std::uint16_t, 64, 64>;  // one atom: 8 KiB
@@ -239,8 +83,7 @@ static_assert(AtomBox::kBytes == kAtomBytes, "an atom is a 64 x 64 box of 16-bit
 template <class Cfg, MatrixMajor kA, MatrixMajor kB>
 __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsigned char* smem,
                                             const TensorMap* map_a, const TensorMap* map_b,
-                                            const Params& p, TileQueue& queue, int rank,
-                                            int cluster_m) {
+                                            const Params& p, int rank, int cluster_m) {
   const std::uint16_t mask = cta_mask_all(static_cast<std::uint32_t>(cluster_m));
   // With a cluster each CTA loads its half of the B atoms (rank 0 the larger one of an odd count)
   // and multicasts them to both; a row-box B (Cfg::kRowBoxB), its half of the rows (the map's
@@ -250,12 +93,12 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
   const int b_first = cluster_m == 1 ? 0 : rank * kHalfB;
   const int b_count = cluster_m == 1 ? Cfg::kAtomsB : rank == 0 ? kHalfB : Cfg::kAtomsB - kHalfB;
   PipelineState s = pipe.start();
-  Cursor cursor = queue_cursor(p, static_cast<int>(cluster_id_x()));
+  Cursor cursor = schedule_start(p.sched, static_cast<int>(cluster_id_x()));
   Unit u;
   // Few values live across the k-loop (a wide ping-pong configuration leaves this thread 24
   // registers: gemm_config.hpp): the unit's A row and B column, its rotated k-block and the count
   // left, the stage.
-  for (int i = 0; next_unit_q<true, false>(p, queue, cursor, u, rank); ++i) {
+  for (int i = 0; next_unit(p.sched, cursor, u); ++i) {
     int tm, tn;
     tile_of(p, u.tile, rank, cluster_m, tm, tn);
     trace(p, 0, i, 0);
@@ -563,9 +406,6 @@ __device__ __forceinline__ int half_row0(int tm, int half) {
 __device__ __forceinline__ void publish_flags(const Params& p, int rank, int cluster_m) {
   const int worker = static_cast<int>(cluster_id_x());  // the cluster: blockIdx.x / cluster_m
   Cursor cursor = schedule_start(p.sched, worker);
-  // With dynamic claims the data-parallel tiles come from the queue, which this warp does not
-  // read: its range starts after them.
-  if (p.tile_counter != nullptr) cursor.dp = p.sched.dp_tiles;
   Unit u;
   int i = 0;
   bool partial = false;
@@ -704,8 +544,8 @@ __device__ __forceinline__ void finish_unit(float (&acc)[Cfg::kHalves][Cfg::kAcc
 template <class Cfg, bool kF16, MatrixMajor kA, MatrixMajor kB, bool kTma>
 __device__ __forceinline__ void consume(Pipeline<Cfg::kStages>& pipe, unsigned char* smem,
                                         Barrier (&c_bar)[Cfg::kEpiBuffers],
-                                        const EpilogueMaps& maps, const Params& p, TileQueue& queue,
-                                        int wgc, int rank, int cluster_m) {
+                                        const EpilogueMaps& maps, const Params& p, int wgc,
+                                        int rank, int cluster_m) {
   const std::uint32_t smem_base = ptx::smem_addr(smem);
   unsigned char* epi =
       smem + Cfg::kStages * Cfg::kStageBytes + wgc * Cfg::kEpiBuffers * kEpiBufferBytes;
@@ -720,14 +560,18 @@ __device__ __forceinline__ void consume(Pipeline<Cfg::kStages>& pipe, unsigned c
   }
   PipelineState s = pipe.start();
   EpilogueState es;
-  Cursor cursor = kTma ? queue_cursor(p, worker) : schedule_start(p.sched, worker);
+  Cursor cursor = schedule_start(p.sched, worker);
   Unit u;
-  bool have = next_unit_q<true, true>(p, queue, cursor, u, rank);
+  bool have = next_unit(p.sched, cursor, u);
   for (int i = 0; have; ++i) {
-    // Whether a unit follows (ping-pong: the turn to pass on): the next unit itself is read after
-    // the k-loop, not held across it (4 registers fewer there). With dynamic claims the next
-    // entry is normally there long before (schedule_tiles: the first two tiles need no claim).
-    const bool have_next = Cfg::kPingPong && has_next_unit(p, queue, cursor);
+    // Whether a unit follows (ping-pong: the turn to pass on), from a copy of the cursor: the
+    // next unit itself is read after the k-loop, not held across it (4 registers fewer there).
+    bool have_next;
+    {
+      Cursor peek = cursor;
+      Unit unused;
+      have_next = next_unit(p.sched, peek, unused);
+    }
     const int k_blocks = u.kb_end - u.kb_begin;
     if (!Cfg::kPingPong || i % 2 == wgc) {
       trace(p, 1 + wgc, i, 0);
@@ -768,7 +612,7 @@ __device__ __forceinline__ void consume(Pipeline<Cfg::kStages>& pipe, unsigned c
     } else {
       s.advance(static_cast<std::uint32_t>(k_blocks));
     }
-    have = next_unit_q<true, true>(p, queue, cursor, u, rank);
+    have = next_unit(p.sched, cursor, u);
   }
   if constexpr (kTma) {
     // The last stores must have read their buffers before the CTA (and its shared memory) goes
@@ -797,7 +641,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   unsigned char* smem = raw + (kAlign - ptx::smem_addr(raw) % kAlign) % kAlign;
   __shared__ Pipeline<Cfg::kStages> pipe;
   __shared__ Barrier c_bar[kConsumerWarpgroups][Cfg::kEpiBuffers];  // epilogue: C chunk loaded
-  __shared__ TileQueue queue;                                       // dynamic tile claims
 
   if constexpr (TMA_GEMM_TRACE != 0) {
     if (threadIdx.x == 0) {
@@ -820,13 +663,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (auto& wg_bars : c_bar) {
       for (Barrier& bar : wg_bars)
         bar.init(1);
-    }
-    if (p.tile_counter != nullptr) {  // only dynamic claims use the queue
-      for (int i = 0; i < kQueueSlots; ++i) {
-        queue.full[i].init(1);
-        queue.empty[i].init(kQueueReaders * static_cast<std::uint32_t>(cluster_m));
-      }
-      queue.taken.init(1);
     }
     fence_barrier_init();
     if constexpr (kTma) {
@@ -858,12 +694,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     cudaGridDependencySynchronize();
     if constexpr (kTma) {
       if (threadIdx.x == 0) {
-        produce_tma<Cfg, kA, kB>(pipe, smem, &map_a, &map_b, p, queue, rank, cluster_m);
+        produce_tma<Cfg, kA, kB>(pipe, smem, &map_a, &map_b, p, rank, cluster_m);
         if constexpr (TMA_GEMM_TRACE != 0) trace_kernel(p, kProducerDone, clock64());
       }
-      if (p.tile_counter != nullptr && rank == 0 &&
-          static_cast<int>(threadIdx.x) == kSchedWarp * 32)
-        schedule_tiles(p, queue, cluster_m);
       if (p.sched.sk_tiles > 0 && static_cast<int>(threadIdx.x) / 32 == kFlagWarp)
         publish_flags(p, rank, cluster_m);
     } else {
@@ -875,8 +708,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     const EpilogueMaps maps{&map_c, &map_d, &map_c_tail, &map_d_tail};
     const bool stamp = TMA_GEMM_TRACE != 0 && threadIdx.x % kWarpgroupThreads == 0;
     if (stamp && warpgroup == 1) trace_kernel(p, kConsumerStart, clock64());
-    consume<Cfg, kF16, kA, kB, kTma>(pipe, smem, c_bar[warpgroup - 1], maps, p, queue,
-                                     warpgroup - 1, rank, cluster_m);
+    consume<Cfg, kF16, kA, kB, kTma>(pipe, smem, c_bar[warpgroup - 1], maps, p, warpgroup - 1, rank,
+                                     cluster_m);
     if (stamp) trace_kernel(p, warpgroup == 1 ? kConsumerDone : kConsumerDone1, clock64());
   }
   // No cluster barrier before the exit: no CTA leaves while a peer's multicast copies or remote

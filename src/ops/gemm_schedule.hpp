@@ -366,8 +366,7 @@ inline double stream_k_time(std::int32_t tiles, std::int32_t k_blocks, std::int3
 
 // ---- the workspace ------------------------------------------------------------------------------
 // One slot and two flags per CTA (cta_slot: workers x cluster_m of them):
-// [flags: 2 x ctas uint64 (one per consumer warpgroup), the dynamic tile counter (two uint64: tag,
-//  count), padded to 256 B]
+// [flags: 2 x ctas uint64 (one per consumer warpgroup), padded to 256 B]
 // [slots: ctas x kBlockM x block_n fp32, slot c = CTA c's partial tile; inside a slot,
 //  warpgroup g's 64 rows as (g, register quad j, thread t) float4 at ((g x block_n / 8 + j) x 128
 //  + t) x 16 B: each thread stores and loads its own accumulators, 512 contiguous bytes a warp]
@@ -387,9 +386,8 @@ TMA_HOST_DEVICE constexpr std::uint64_t flag_epoch(std::uint64_t n) {
   return z ^ (z >> 31);
 }
 
-// The flags, then two words: the dynamic tile counter (Params::tile_counter: tag, count).
 inline std::uint64_t workspace_flag_bytes(std::int32_t ctas) {
-  const std::uint64_t b = (std::uint64_t{2} * static_cast<std::uint64_t>(ctas) + 2) * 8;
+  const std::uint64_t b = std::uint64_t{2} * 8 * static_cast<std::uint64_t>(ctas);
   return (b + kFlagBytesAlign - 1) / kFlagBytesAlign * kFlagBytesAlign;
 }
 

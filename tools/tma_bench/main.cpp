@@ -4,9 +4,8 @@
 //   tma-bench copy|transpose|copy-tune|all [--sizes 1M,16M,1G] [--max-size 8G] [--filter RE]
 //             [--quick] [--no-ordinary] [--reps N] [--warmup N] [--json out.json] [--seed N]
 //             [--device N]
-//   tma-bench gemm [--layout rc|rr|cr|cc] [--sweep] [--dynamic-tiles] [--no-ordinary] [--quick]
-//   [--filter RE] ... tma-bench --list [suite|all]     (no GPU needed; without a suite: every
-//   suite, gemm included)
+//   tma-bench gemm [--layout rc|rr|cr|cc] [--sweep] [--no-ordinary] [--quick] [--filter RE] ...
+//   tma-bench --list [suite|all]     (no GPU needed; without a suite: every suite, gemm included)
 //
 // `all` runs every suite but gemm (Suite::in_all): gemm reports TFLOP/s, takes minutes and runs
 // kernels that have hung; it runs by name.
@@ -66,8 +65,8 @@ std::vector<const Suite*> selected_suites(const Options& o) {
     throw UsageError("unknown suite '" + o.command + "': use one of " + suite_names() + ", or all");
   }
   if (o.gemm_options_given && !o.command.empty() && o.command != "gemm") {
-    throw UsageError("--layout, --sweep and --dynamic-tiles apply to the gemm suite only, not '" +
-                     o.command + "': run `tma-bench gemm ...` or drop them");
+    throw UsageError("--layout and --sweep apply to the gemm suite only, not '" + o.command +
+                     "': run `tma-bench gemm ...` or drop them");
   }
   return out;
 }

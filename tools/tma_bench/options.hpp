@@ -36,7 +36,6 @@ struct Options {
   // cluster size. gemm_options_given says one of them was typed (main refuses them elsewhere).
   std::string layout = "rc";
   bool sweep = false;
-  bool dynamic_tiles = false;  // also time ours with GemmTuning::dynamic_tiles = 2 ("tma_dyn")
   bool gemm_options_given = false;
   std::string command_line;  // as typed, for the JSON record
 };

@@ -333,10 +333,6 @@ CaseResult run_gemm(const Case& c, Runner& r) {
         t.cluster_m = config < 0 ? 0 : cluster;
         t.stream_k = config < 0 ? 0 : 2;
         sk_bytes = std::max(sk_bytes, ops::gemm_workspace_bytes(bufs.args(0), path, t));
-        if (path == ops::Path::kTma) {
-          t.dynamic_tiles = 2;
-          sk_bytes = std::max(sk_bytes, ops::gemm_workspace_bytes(bufs.args(0), path, t));
-        }
       }
     }
   }
@@ -378,11 +374,6 @@ CaseResult run_gemm(const Case& c, Runner& r) {
   std::optional<Impl> cublas = prepare_cublas(c, r, bufs, check, lt, cublas_failed);
   if (cublas) impls.push_back(std::move(*cublas));
 
-  if (r.options().dynamic_tiles) {
-    ops::GemmTuning t;
-    t.dynamic_tiles = 2;
-    ours("tma_dyn", Role::kVariant, ops::Path::kTma, t);
-  }
   if (r.options().sweep) {
     for (int config = 0; config < ops::kNumGemmConfigs; ++config) {
       for (const int cluster : kSweepClusters) {

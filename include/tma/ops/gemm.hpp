@@ -190,15 +190,6 @@ struct GemmTuning {
   // start): a next kernel launched with the attribute must itself wait before it reads D. Off:
   // plain stream order.
   bool pdl = true;
-  // How the persistent clusters get their data-parallel tiles (TMA path): 0 = the default (now
-  // static), 1 = static (cluster w takes tiles w, w + clusters, ...), 2 = dynamic: after its first
-  // two tiles each cluster claims its next one with an atomic on a counter in the workspace, in
-  // the order clusters ask (used when there are more than two tiles per cluster; the launch then
-  // needs a workspace as for stream-K: gemm_workspace_bytes). Results are the same either way
-  // (each tile is computed whole by one cluster). Measured (docs/perf-log.md, session 18): on an
-  // idle GPU within 1% of static on large shapes; with another stream's kernel holding some SMs
-  // when the GEMM starts, up to 10% faster (the other clusters take the late ones' tiles).
-  int dynamic_tiles = 0;
 };
 
 // What gemm_tuned() ran (after `tuning` overrides): the resolved choices.
@@ -210,7 +201,6 @@ struct GemmPlan {
   int edge_columns;    // D's last columns computed by the edge kernel (Path::kTma; < 16 B per row)
   int stream_k_tiles;  // tiles split along K (0: all tiles data-parallel)
   std::size_t workspace_bytes;  // the stream-K workspace this launch used (0: none)
-  bool dynamic_tiles;           // data-parallel tiles claimed dynamically (GemmTuning)
 };
 
 // gemm() with explicit choices; throws tma::Error for an invalid tuning value as for any argument.
