@@ -1,10 +1,11 @@
 // tmap_spy: an experiment, not a benchmark of record (docs/perf-log.md, session 18). A CUPTI
 // injection library that records how another library drives TMA: every cuTensorMapEncodeTiled
-// call (all its arguments and the 128 bytes it wrote) and every kernel launch whose name contains
-// a filter (grid, block, dynamic shared memory, launch attributes, and for each kernel parameter
-// of 128 bytes the index of the recorded map it is byte-equal to). It answers "what boxes,
-// swizzle, L2 promotion, cluster shape and scheduling policy does cuBLAS's kernel use", which the
-// kernel's SASS cannot (the maps are parameters).
+// call (its arguments, printed as a tmakit TensorMapSpec) and every kernel launch whose name
+// contains a filter (grid, block, dynamic shared memory, launch attributes). It answers "does
+// cuBLAS encode its maps through the driver, with what boxes, swizzle and L2 promotion, and with
+// what cluster shape and attributes does it launch", which the kernel's SASS cannot. (It does not
+// read kernel parameters: neither cuBLAS's nor tmakit's launches, as the runtime passes them,
+// offered them to cuFuncGetParamInfo-based matching, session 18.)
 //   CUDA_INJECTION64_PATH=build/bench/experiments/libtmap_spy.so TMAP_SPY_FILTER=nvjet
 //   TMAP_SPY_LAUNCHES=2 some_program ...      (one command line)
 // Output goes to stderr (or to the file TMAP_SPY_OUT). Each kernel name is reported for its first
@@ -18,7 +19,8 @@
 #include <map>
 #include <mutex>
 #include <string>
-#include <vector>
+
+#include "tma/host/spec.hpp"
 
 namespace {
 
@@ -26,32 +28,29 @@ std::mutex g_mutex;
 FILE* g_out = stderr;
 std::string g_filter = "nvjet";
 int g_launches = 2;
-std::vector<std::vector<unsigned char>> g_maps;  // every map encoded so far, in order
-std::map<std::string, int> g_seen;               // launches reported per kernel name
+int g_encodes = 0;                  // encode calls so far
+std::map<std::string, int> g_seen;  // launches reported per kernel name
 
+// The encode call's arguments as tmakit's TensorMapSpec (its enums carry the driver's values:
+// tma/host/tensor_map.hpp checks them), printed by tmakit's own one-line form.
 void print_map_args(const cuTensorMapEncodeTiled_params* p, CUresult status) {
-  const int n = static_cast<int>(g_maps.size());
-  std::fprintf(g_out, "[tmap_spy] encode #%d status=%d dtype=%d rank=%u addr=%p dims=", n,
-               static_cast<int>(status), static_cast<int>(p->tensorDataType), p->tensorRank,
-               p->globalAddress);
-  for (cuuint32_t i = 0; i < p->tensorRank; ++i)
-    std::fprintf(g_out, "%s%llu", i ? "," : "", static_cast<unsigned long long>(p->globalDim[i]));
-  std::fprintf(g_out, " strides_bytes=");
-  for (cuuint32_t i = 0; i + 1 < p->tensorRank; ++i)
-    std::fprintf(g_out, "%s%llu", i ? "," : "",
-                 static_cast<unsigned long long>(p->globalStrides[i]));
-  std::fprintf(g_out, " box=");
-  for (cuuint32_t i = 0; i < p->tensorRank; ++i)
-    std::fprintf(g_out, "%s%u", i ? "," : "", p->boxDim[i]);
-  std::fprintf(g_out, " elem_strides=");
-  for (cuuint32_t i = 0; i < p->tensorRank; ++i)
-    std::fprintf(g_out, "%s%u", i ? "," : "", p->elementStrides[i]);
-  std::fprintf(g_out, " interleave=%d swizzle=%d l2promo=%d oobfill=%d\n",
-               static_cast<int>(p->interleave), static_cast<int>(p->swizzle),
-               static_cast<int>(p->l2Promotion), static_cast<int>(p->oobFill));
+  tma::TensorMapSpec spec;
+  spec.dtype = static_cast<tma::DataType>(p->tensorDataType);
+  spec.rank = static_cast<int>(p->tensorRank);
+  spec.address = p->globalAddress;
+  for (int i = 0; i < spec.rank && i < tma::kMaxRank; ++i) {
+    spec.dims_inner_first[i] = p->globalDim[i];
+    if (i > 0) spec.strides_bytes_inner_first[i] = p->globalStrides[i - 1];
+    spec.box_inner_first[i] = p->boxDim[i];
+    spec.element_strides_inner_first[i] = p->elementStrides[i];
+  }
+  spec.interleave = static_cast<tma::Interleave>(p->interleave);
+  spec.swizzle = static_cast<tma::Swizzle>(p->swizzle);
+  spec.l2_promotion = static_cast<tma::L2Promotion>(p->l2Promotion);
+  spec.oob_fill = static_cast<tma::OobFill>(p->oobFill);
+  std::fprintf(g_out, "[tmap_spy] encode #%d status=%d %s\n", g_encodes, static_cast<int>(status),
+               tma::to_string(spec).c_str());
 }
-
-void print_params(CUfunction f, void** params);
 
 void print_launch(const char* name, const cuLaunchKernelEx_params* p) {
   const CUlaunchConfig* c = p->config;
@@ -83,31 +82,15 @@ void print_launch(const char* name, const cuLaunchKernelEx_params* p) {
     std::fprintf(g_out, "]");
   }
   std::fprintf(g_out, "\n");
-  print_params(p->f, p->kernelParams);
 }
 
-void print_params(CUfunction f, void** params) {
-  if (params == nullptr) return;
-  for (cuuint32_t i = 0;; ++i) {
-    size_t offset = 0, size = 0;
-    if (cuFuncGetParamInfo(f, i, &offset, &size) != CUDA_SUCCESS) break;
-    std::fprintf(g_out, "[tmap_spy]   param %u offset %zu size %zu", i, offset, size);
-    const auto* bytes = static_cast<const unsigned char*>(params[i]);
-    if (size == 128) {
-      int match = -1;
-      for (std::size_t m = g_maps.size(); m-- > 0;)
-        if (std::memcmp(g_maps[m].data(), bytes, 128) == 0) {
-          match = static_cast<int>(m);
-          break;
-        }
-      std::fprintf(g_out, " = encode #%d", match);
-    } else if (size <= 64) {
-      std::fprintf(g_out, " bytes=");
-      for (size_t b = 0; b < size; ++b)
-        std::fprintf(g_out, "%02x", bytes[b]);
-    }
-    std::fprintf(g_out, "\n");
-  }
+// The name of a launch to report ("?" when CUPTI has none), or null: at the launch's entry, a
+// name containing the filter, fewer than g_launches of that name reported.
+const char* reported(const CUpti_CallbackData* info) {
+  if (info->callbackSite != CUPTI_API_ENTER) return nullptr;
+  const char* name = info->symbolName ? info->symbolName : "?";
+  if (std::strstr(name, g_filter.c_str()) == nullptr) return nullptr;
+  return g_seen[name]++ < g_launches ? name : nullptr;
 }
 
 void CUPTIAPI callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
@@ -118,25 +101,18 @@ void CUPTIAPI callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, 
       info->callbackSite == CUPTI_API_EXIT) {
     const auto* p = static_cast<const cuTensorMapEncodeTiled_params*>(info->functionParams);
     print_map_args(p, *static_cast<const CUresult*>(info->functionReturnValue));
-    const auto* bytes = reinterpret_cast<const unsigned char*>(p->tensorMap);
-    g_maps.emplace_back(bytes, bytes + 128);
-  } else if (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx &&
-             info->callbackSite == CUPTI_API_ENTER) {
-    const char* name = info->symbolName ? info->symbolName : "?";
-    if (std::strstr(name, g_filter.c_str()) == nullptr) return;
-    if (g_seen[name]++ >= g_launches) return;
-    print_launch(name, static_cast<const cuLaunchKernelEx_params*>(info->functionParams));
-  } else if (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel &&
-             info->callbackSite == CUPTI_API_ENTER) {
-    const char* name = info->symbolName ? info->symbolName : "?";
-    if (std::strstr(name, g_filter.c_str()) == nullptr) return;
-    if (g_seen[name]++ >= g_launches) return;
+    ++g_encodes;
+  } else if (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx) {
+    if (const char* name = reported(info))
+      print_launch(name, static_cast<const cuLaunchKernelEx_params*>(info->functionParams));
+  } else if (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel) {
+    const char* name = reported(info);
+    if (name == nullptr) return;
     const auto* p = static_cast<const cuLaunchKernel_params*>(info->functionParams);
     std::fprintf(g_out,
                  "[tmap_spy] launch (cuLaunchKernel) %s grid=(%u,%u,%u) block=(%u,%u,%u) smem=%u\n",
                  name, p->gridDimX, p->gridDimY, p->gridDimZ, p->blockDimX, p->blockDimY,
                  p->blockDimZ, p->sharedMemBytes);
-    print_params(p->f, p->kernelParams);
   }
   std::fflush(g_out);
 }
