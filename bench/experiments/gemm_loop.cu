@@ -5,6 +5,7 @@
 //   gemm_loop [m=8192] [n=7168] [k=2048] [seconds=3] [cluster=0: the heuristic's] [config=-1]
 //             [pdl=1: GemmTuning::pdl] [workspace=0: 1 = a caller's stream-K workspace]
 //             [raster=0: GemmTuning::raster_group, 0 = the default]
+//             [stream_k=0: GemmTuning::stream_k, 0 = the heuristic's, 1 off, 2 on]
 #include <cuda_runtime.h>
 
 #include <chrono>
@@ -25,6 +26,7 @@ int main(int argc, char** argv) {
   tuning.config = argc > 6 ? std::atoi(argv[6]) : -1;
   tuning.pdl = argc > 7 ? std::atoi(argv[7]) != 0 : true;
   tuning.raster_group = argc > 9 ? std::atoi(argv[9]) : 0;
+  tuning.stream_k = argc > 10 ? std::atoi(argv[10]) : 0;
   const experiment::Operands ops = experiment::make_operands(m, n, k, 2);
   tma::ops::GemmArgs g = experiment::rc_args(ops, m, n, k);
   void* workspace = nullptr;

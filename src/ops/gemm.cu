@@ -222,8 +222,8 @@ void check_args(const GemmArgs& g, Path path, const GemmTuning& t) {
   }
 }
 
-// The tiled-mode map of a 16-bit operand, loaded in 64 x 64 atoms (SwizzledTile128), or (K-major
-// only) in boxes of 64 k x `rows` rows of MN (a row-box B: rows = block_n / cluster_m).
+// The tiled-mode map of a 16-bit operand, loaded in 64 x 64 atoms (SwizzledTile128; MN-major), or
+// (K-major) in boxes of 64 k x `rows` rows of MN: A's kBlockM rows, B's block_n / cluster_m.
 TensorMapSpec operand_spec(DataType dt, const void* p, MatrixMajor major, std::int64_t mn,
                            std::int64_t k, std::int64_t ld, int rows = 64) {
   TensorMapSpec s;
@@ -610,10 +610,10 @@ void gemm_tuned(const GemmArgs& g, cudaStream_t stream, Path path, const GemmTun
       const MatrixMajor b_major =
           g.b_layout == MatrixLayout::kColMajor ? MatrixMajor::kK : MatrixMajor::kMN;
       const int block_n = kGemmConfigs[r.config].block_n;
-      const int b_rows = gemm_config_needs_k_major_b(kGemmConfigs[r.config])
-                             ? d::row_box_rows(block_n, r.cluster_m)  // one row box per CTA
-                             : 64;                                    // 64 x 64 atoms
-      maps[0] = make_tensor_map(d::operand_spec(g.a_dtype, g.a, a_major, g.m, g.k, g.lda));
+      // K-major: one box of the CTA's rows per k-block; MN-major: 64 x 64 atoms (produce_tma).
+      const int a_rows = a_major == MatrixMajor::kK ? d::kBlockM : 64;
+      const int b_rows = b_major == MatrixMajor::kK ? d::row_box_rows(block_n, r.cluster_m) : 64;
+      maps[0] = make_tensor_map(d::operand_spec(g.a_dtype, g.a, a_major, g.m, g.k, g.lda, a_rows));
       maps[1] = make_tensor_map(d::operand_spec(g.b_dtype, g.b, b_major, g.n, g.k, g.ldb, b_rows));
       maps[3] = make_tensor_map(d::output_spec(g.d_dtype, g.d, g.m, r.n_main, g.ldd));
       // C is only read: its map keeps all n columns (the loads past n_main are discarded).

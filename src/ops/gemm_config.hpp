@@ -69,9 +69,9 @@ TMA_HOST_DEVICE constexpr std::uint32_t stmatrix_row_offset(int t, int s) {
 TMA_HOST_DEVICE constexpr int tail_columns(int block_n, int esize) {
   return block_n % (128 / esize);
 }
-// The rows of B's box for a row-box width (block_n not a multiple of 64): each CTA of a cluster of
-// cluster_m loads its share of the tile's block_n rows (multicast to all). gemm.cu encodes the map
-// with this box, the producer places rank r's rows at r times it.
+// The rows of a K-major B's box: each CTA of a cluster of cluster_m loads its share of the tile's
+// block_n rows (multicast to all). gemm.cu encodes the map with this box, the producer places rank
+// r's rows at r times it.
 TMA_HOST_DEVICE constexpr int row_box_rows(int block_n, int cluster_m) {
   return block_n / cluster_m;
 }
@@ -102,9 +102,9 @@ struct Config {
   // Releases per stage and CTA: one per warp of the warpgroup(s) that read it.
   static constexpr int kReleasingWarps = kPingPong ? 4 : kConsumerWarps;
   static constexpr int kAtomsA = kBlockM / 64;
-  // B: kBlockN / 64 atoms (64 x 64 boxes), or, for a width that is not a multiple of 64, one box
-  // of kBlockN rows of K (K-major B only; half of them per CTA in a 2-CTA cluster): the same
-  // bytes, kBlockN rows of 128 B, either way.
+  // B: kBlockN rows of 128 B either way: one box of rows (K-major B; half of them per CTA in a
+  // 2-CTA cluster) or, MN-major, kBlockN / 64 atoms (64 x 64 boxes), which a width that is not a
+  // multiple of 64 cannot be cut into (kRowBoxB: K-major B only).
   static constexpr bool kRowBoxB = ::tma::ops::gemm_config_needs_k_major_b(kGemmConfigs[kIndex]);
   static constexpr int kAtomsB = kRowBoxB ? 0 : kBlockN / 64;
   static constexpr std::uint32_t kABytes = kAtomsA * kAtomBytes;
@@ -115,9 +115,9 @@ struct Config {
   static_assert(kBlockN == 256 || kBlockN == 240 || kBlockN == 224 || kBlockN == 192 ||
                     kBlockN == 176 || kBlockN == 128,
                 "block_n is a wgmma N tmakit wraps: 256, 240, 224, 192, 176 or 128");
-  // A 2-CTA cluster's CTAs load kBlockN / 2 rows of a row box each, the second half starting on
-  // a 1024-byte swizzle repeat (8 rows): kBlockN a multiple of 16.
-  static_assert(!kRowBoxB || kBlockN % 16 == 0, "a row-box width is a multiple of 16");
+  // A 2-CTA cluster's CTAs load kBlockN / 2 rows of a K-major B each, the second half starting
+  // on a 1024-byte swizzle repeat (8 rows): kBlockN a multiple of 16.
+  static_assert(kBlockN % 16 == 0, "block_n is a multiple of 16 (a K-major B's half boxes)");
   static_assert(!kPingPong || kBlockN == 128 || kBlockN == 176,
                 "a ping-pong warpgroup holds a 128 x block_n tile: block_n accumulators per "
                 "thread, 128 or 176 (more do not fit its 240 registers)");

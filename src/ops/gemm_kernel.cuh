@@ -80,14 +80,25 @@ using AtomBox = Box<std::uint16_t, 64, 64>;  // one atom: 8 KiB
 static_assert(AtomBox::kBytes == kAtomBytes, "an atom is a 64 x 64 box of 16-bit elements");
 
 // One thread. Loads every k-block of every tile of this CTA into the ring.
+//
+// A K-major operand goes in one box per k-block: A's kBlockM rows, B's block_n / cluster_m rows
+// of this CTA (multicast to the cluster), each row one 128-byte swizzle row, so the box lands as
+// the stacked 64 x 64 atoms would. An MN-major operand goes in 64 x 64 atoms: the 128-byte
+// swizzle span bounds a box's inner dimension, here MN. Why whole boxes: per k-block one TMA
+// instruction per operand instead of two to four, as cuBLAS's kernels issue them. Measured (H200,
+// docs/perf-log.md session 19): faster where a CTA waits on its loads (128 x 7168 x 2048 18.0 ->
+// 16.5 us, the other M = 128 shapes +0.5-3%), the rest within the rounds' spread.
 template <class Cfg, MatrixMajor kA, MatrixMajor kB>
 __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsigned char* smem,
                                             const TensorMap* map_a, const TensorMap* map_b,
                                             const Params& p, int rank, int cluster_m) {
+  constexpr bool kBoxA = kA == MatrixMajor::kK;
+  constexpr bool kBoxB = kB == MatrixMajor::kK;
+  static_assert(kBoxB || !Cfg::kRowBoxB, "a width that is not a multiple of 64 needs B K-major");
   const std::uint16_t mask = cta_mask_all(static_cast<std::uint32_t>(cluster_m));
-  // With a cluster each CTA loads its half of the B atoms (rank 0 the larger one of an odd count)
-  // and multicasts them to both; a row-box B (Cfg::kRowBoxB), its half of the rows (the map's
-  // box holds kBlockN / cluster_m rows).
+  // Atoms (MN-major B): with a cluster each CTA loads its half of the B atoms (rank 0 the larger
+  // one of an odd count) and multicasts them to both. A box (K-major B): its share of the rows
+  // (row_box_rows: the map's box holds kBlockN / cluster_m rows).
   constexpr int kHalfB = (Cfg::kAtomsB + 1) / 2;
   const int b_rows = row_box_rows(Cfg::kBlockN, cluster_m);
   const int b_first = cluster_m == 1 ? 0 : rank * kHalfB;
@@ -103,27 +114,31 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
     tile_of(p, u.tile, rank, cluster_m, tm, tn);
     trace(p, 0, i, 0);
     const int a_row = tm * kBlockM;
-    const int b_col = tn * Cfg::kBlockN + (Cfg::kRowBoxB ? rank * b_rows : 0);
+    const int b_col = tn * Cfg::kBlockN + (kBoxB ? rank * b_rows : 0);
     // The tile's k order (gemm_schedule.hpp: k_shift, rotated_k_block), stepped with a wrap.
     int kr = rotated_k_block(p.sched, k_shift(p.sched, u.tile), u.kb_begin);
     for (int left = u.kb_end - u.kb_begin; left > 0; --left) {
       pipe.producer_acquire(s);
       if (left == u.kb_end - u.kb_begin) trace(p, 0, i, 1);
       // Every A and B byte of the stage lands in this CTA: its own copies and the peer's
-      // multicast half of B.
+      // multicast share of B.
       pipe.producer_commit(s, Cfg::kStageBytes);
       unsigned char* a = smem + s.index * Cfg::kStageBytes;
       unsigned char* b = a + Cfg::kABytes;
       const int k0 = kr * kBlockK;
       kr = kr + 1 == p.sched.k_blocks ? 0 : kr + 1;
+      if constexpr (kBoxA) {
+        const std::int32_t c[2] = {k0, a_row};
+        load(a, map_a, pipe.full(s), c);
+      } else {
 #pragma unroll
-      for (int j = 0; j < Cfg::kAtomsA; ++j) {
-        std::int32_t c[2];
-        atom_coords<kA>(c, k0, a_row + 64 * j);
-        load(a + j * kAtomBytes, map_a, pipe.full(s), c);
+        for (int j = 0; j < Cfg::kAtomsA; ++j) {
+          std::int32_t c[2];
+          atom_coords<kA>(c, k0, a_row + 64 * j);
+          load(a + j * kAtomBytes, map_a, pipe.full(s), c);
+        }
       }
-      if constexpr (Cfg::kRowBoxB) {
-        static_assert(kB == MatrixMajor::kK, "a row-box B tile is K-major");
+      if constexpr (kBoxB) {
         const std::int32_t c[2] = {k0, b_col};
         // This CTA's rows start rank * b_rows rows into the stage's B tile: b_col minus the
         // tile's first column, re-derived here rather than kept in a register of its own (at 24

@@ -593,6 +593,25 @@ std::vector<Case> all_cases() {
           add(c, "sched/cfg" + std::to_string(config) + "-cl" + std::to_string(cluster) + "-cap" +
                      std::to_string(cap) + "-g" + std::to_string(group));
         }
+  // A K-major B goes in boxes of rows (the producer: block_n, or block_n / 2 per CTA of a
+  // cluster, e.g. 96 of a 192-wide tile), a K-major A in one box of 128 rows, an MN-major one in
+  // 64 x 64 atoms: the configurations that also take an MN-major B (sched above), with a
+  // column-major B and either A, clusters of 1 and 2, capped grids (many tiles per CTA).
+  for (int config = 0; config < tma::ops::kNumGemmConfigs; ++config) {
+    if (b_layout_for(config) == MatrixLayout::kColMajor) continue;  // rowbox/ covers these
+    for (int cluster : {1, 2})
+      for (int cap : {0, 3})
+        for (MatrixLayout a : kLayouts) {
+          Case c{};
+          c.m = 1147, c.n = 600, c.k = 200;
+          c.a_layout = a, c.b_layout = MatrixLayout::kColMajor;
+          c.ab = DataType::kBFloat16, c.out = DataType::kFloat32, c.path = Path::kTma;
+          c.tuning.config = config, c.tuning.cluster_m = cluster, c.tuning.max_ctas = cap;
+          c.quick = cap == 3;
+          add(c, "boxes/cfg" + std::to_string(config) + "-cl" + std::to_string(cluster) + "-cap" +
+                     std::to_string(cap));
+        }
+  }
   for (int config = 0; config < tma::ops::kNumGemmConfigs; ++config) {
     Case c{};
     c.m = 1147, c.n = 600, c.k = 200;

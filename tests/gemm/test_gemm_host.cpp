@@ -130,11 +130,12 @@ void check_operand(MatrixMajor major, int rows, int mn_total, int k_total, int m
 }
 
 TEST(GemmLayout, KMajorOperandMatchesTma) {
-  check_operand(MatrixMajor::kK, 128, 256, 192, 64, 64);  // A: 2 atoms
-  check_operand(MatrixMajor::kK, 256, 512, 128, 256, 0);  // B, block_n 256: 4 atoms
-  // Row-box B (block_n 224, 240, 176): one box of block_n rows, or two of block_n / 2 (a 2-CTA
-  // cluster's halves, the second at block_n / 2 x 128 B); the last tile runs past mn_total.
-  for (const int block_n : {224, 240, 176}) {
+  // The producer loads K-major operands as boxes of rows (gemm_kernel.cuh: produce_tma).
+  check_operand(MatrixMajor::kK, 128, 256, 192, 64, 64, 128);  // A: one box of 128 rows
+  check_operand(MatrixMajor::kK, 128, 256, 192, 64, 64);       // the same bytes as 2 atoms
+  // B (every width): one box of block_n rows, or two of block_n / 2 (a 2-CTA cluster's halves,
+  // the second at block_n / 2 x 128 B); the last tile runs past mn_total.
+  for (const int block_n : {256, 240, 224, 192, 176, 128}) {
     check_operand(MatrixMajor::kK, block_n, 700, 128, block_n, 64, block_n);
     check_operand(MatrixMajor::kK, block_n, 700, 128, 2 * block_n, 0, block_n / 2);
   }
