@@ -225,6 +225,7 @@ int main(int argc, char** argv) {
   // The CTAs' lifetimes (role kTraceKernel): clock64 steps on each SM, %globaltimer across SMs.
   {
     Mean init, to_consumer, to_first, tail, wg1_later, to_exit, life, prod_tail, to_unit, to_load;
+    Mean to_ready, to_cursor;  // the producer: after setmaxnreg + PDL wait; first unit walked
     double life_max = 0, entry_min = 1e30, entry_max = 0, exit_min = 1e30, exit_max = 0;
     const auto kt = [&](int cta, int point) { return at(cta, d::kTraceKernel, 0, point); };
     for (int cta = 0; cta < plan.ctas; ++cta) {
@@ -232,6 +233,10 @@ int main(int argc, char** argv) {
       init.add(kt(cta, d::kInitSynced) - kt(cta, d::kEntry));
       to_consumer.add(kt(cta, d::kConsumerStart) - kt(cta, d::kInitSynced));
       if (at(cta, 0, 0, 0) != 0) to_unit.add(at(cta, 0, 0, 0) - kt(cta, d::kEntry));
+      if (kt(cta, d::kProducerReady) != 0)
+        to_ready.add(kt(cta, d::kProducerReady) - kt(cta, d::kEntry));
+      if (kt(cta, d::kProducerCursor) != 0)
+        to_cursor.add(kt(cta, d::kProducerCursor) - kt(cta, d::kEntry));
       if (at(cta, 0, 0, 1) != 0) to_load.add(at(cta, 0, 0, 1) - kt(cta, d::kEntry));
       if (at(cta, 1, 0, 0) != 0) to_first.add(at(cta, 1, 0, 0) - kt(cta, d::kConsumerStart));
       int last = -1;
@@ -258,6 +263,10 @@ int main(int argc, char** argv) {
         "lifetime mean %.0f, max %.0f\n",
         init.get(), to_consumer.get(), to_first.get(), to_unit.get(), to_load.get(), tail.get(),
         wg1_later.get(), to_exit.get(), prod_tail.get(), life.get(), life_max);
+    std::printf(
+        "  producer from entry (cycles, mean): setmaxnreg + PDL wait done %.0f, first unit "
+        "walked %.0f, its tile coordinates %.0f, first load issued %.0f\n",
+        to_ready.get(), to_cursor.get(), to_unit.get(), to_load.get());
     std::printf(
         "  globaltimer: CTA entries spread over %.2f us, exits over %.2f us; first entry .. last "
         "exit %.2f us; events around the launch %.2f us\n",

@@ -188,7 +188,9 @@ enum TraceKernel : int {
   kProducerDone = 5,   // thread 0 (the TMA producer) after its tail
   kExit = 6,           // the last of the three warpgroup leaders to leave (atomicMax)
   kExitNs = 7,
-  kConsumerDone1 = 8,  // consumer warpgroup 1's leader, as kConsumerDone
+  kConsumerDone1 = 8,    // consumer warpgroup 1's leader, as kConsumerDone
+  kProducerReady = 9,    // thread 0 (the TMA producer) after setmaxnreg and the PDL wait
+  kProducerCursor = 10,  // thread 0 with its first unit (schedule walked, before tile_of)
 };
 
 // ---- D's edge --------------------------------------------------------------------------------

@@ -110,6 +110,12 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
   // registers: gemm_config.hpp): the unit's A row and B column, its rotated k-block and the count
   // left, the stage.
   for (int i = 0; next_unit(p.sched, cursor, u); ++i) {
+    if constexpr (TMA_GEMM_TRACE != 0) {
+      if (i == 0) {
+        ptx::fence_operand(u.tile);
+        trace_kernel(p, kProducerCursor, clock64());
+      }
+    }
     int tm, tn;
     tile_of(p, u.tile, rank, cluster_m, tm, tn);
     trace(p, 0, i, 0);
@@ -695,7 +701,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   // fence_barrier_init orders the barrier initialization, the only write another thread reads
   // (cluster_sync's release arrival is a MEMBAR.ALL.GPU in every thread). Waiting later instead,
   // each thread just before its first barrier use, gained nothing (session 13, gemm_trace: the
-  // wait still costs the producer ~290 cycles after its ~1,100-cycle schedule walk).
+  // wait still costs the producer ~290 cycles after its ~1,100-cycle schedule walk). Walking the
+  // producer's first unit and tile there (and its setmaxnreg and PDL wait too) took 1-3.6% fewer
+  // cycles in isolated launches (ncu, base clocks) but 0.3-0.8 us more in tma-bench's runs of
+  // small shapes (session 20, docs/perf-log.md; the patch is in bench/results).
   cluster_arrive_relaxed();
   cluster_wait();
   if constexpr (TMA_GEMM_TRACE != 0) {
@@ -709,6 +718,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     cudaGridDependencySynchronize();
     if constexpr (kTma) {
       if (threadIdx.x == 0) {
+        if constexpr (TMA_GEMM_TRACE != 0) trace_kernel(p, kProducerReady, clock64());
         produce_tma<Cfg, kA, kB>(pipe, smem, &map_a, &map_b, p, rank, cluster_m);
         if constexpr (TMA_GEMM_TRACE != 0) trace_kernel(p, kProducerDone, clock64());
       }
