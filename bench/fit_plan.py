@@ -33,8 +33,9 @@ The record's "tma" entry may come from a binary with other constants than the cu
 new ones to score them. Session 6's sweep (bench/results/h200-2026-11-24-s6-gemm-sweep.json) ran
 with --block-cost2 1.3 --block-cost1 1.6 --handoff 2 --gain 0.95. The binaries of sessions 6 and
 7 had the first 4 configurations (--configs 4); session 8 added the widths 224, 240 and 176
-(--configs 7); session 10 the 128 x 176 ping-pong (--configs 8, the default; the plan does not
-choose it, as it does not choose the 128 x 128 ping-pong).
+(--configs 7); session 10 the 128 x 176 ping-pong (--configs 8, the default), which the plan
+chooses from session 20 on for K <= 2048 with at least 4 waves of its tiles (the binaries before
+that: --pingpong-waves 0).
 """
 
 import argparse
@@ -55,6 +56,11 @@ TILE192_TIME = 0.75
 TILE_FIT_GAIN = 0.95
 TILE176_RATE = 0.95
 MIN_STREAM_K_BLOCKS = 32
+# The short-K ping-pong rule (gemm_config.hpp: kWidePingPongConfig, kPingPongMaxKBlocks,
+# kPingPongMinWaves; session 20). --pingpong-waves 0: off (the binaries before session 20).
+WIDE_PINGPONG_CONFIG = 7
+PINGPONG_MAX_K_BLOCKS = 32
+PINGPONG_MIN_WAVES = [4]
 # How many configurations the binary had (--configs): the plan considers only those.
 CONFIGS = [len(CONFIG_BLOCK_N)]
 # The cost constants (gemm_schedule.hpp, gemm_config.hpp) as the source has them now.
@@ -134,6 +140,11 @@ def choose_plan(m, n, k, sms, c):
 
     dp_config = choose_config(m, n, sms)
     dp = (dp_config, choose_cluster_m(tiles_m, tiles_n(dp_config), sms), False)
+    if (PINGPONG_MIN_WAVES[0] > 0 and k_blocks <= PINGPONG_MAX_K_BLOCKS
+            and WIDE_PINGPONG_CONFIG < CONFIGS[0]
+            and cdiv(tiles_m, 2) * tiles_n(WIDE_PINGPONG_CONFIG)
+            >= PINGPONG_MIN_WAVES[0] * (sms // 2)):
+        return (WIDE_PINGPONG_CONFIG, 2, False)
     if k_blocks < MIN_STREAM_K_BLOCKS:
         return dp
 
@@ -230,8 +241,11 @@ def main():
     ap.add_argument("--top", type=int, default=10)
     ap.add_argument("--configs", type=int, default=len(CONFIG_BLOCK_N),
                     help="configurations the sweep's binary had (4 before session 8)")
+    ap.add_argument("--pingpong-waves", type=int, default=PINGPONG_MIN_WAVES[0],
+                    help="the short-K ping-pong rule's minimum waves (0: off, before session 20)")
     args = ap.parse_args()
     CONFIGS[0] = args.configs
+    PINGPONG_MIN_WAVES[0] = args.pingpong_waves
     c = {key: getattr(args, key) for key in DEFAULTS}
     sms, shapes = load(args.sweep)
     if not shapes:

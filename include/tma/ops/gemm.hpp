@@ -146,11 +146,13 @@ inline constexpr GemmConfig kGemmConfigs[] = {
     {176, 5, 2, false},
     // 128 x 176 ping-pong (5 x 38 KiB): each consumer warpgroup a whole 128 x 176 tile (176
     // accumulators: setmaxnreg 24 / 240, gemm_config.hpp), one's epilogue under the other's
-    // k-loop; TMA path only (gemm_config_tma_only). A tuning option; the heuristic does not choose
-    // it. Measured (H200, session 10, docs/perf-log.md): at base clocks (ncu) 7.4% fewer cycles
-    // than the plan's 128 x 256 at 8192 x 7168 x 2048 and 4096 x 7168 x 2048 (cuBLAS's own
-    // ping-pong 128 x 176 kernels' count); at full clock 1% fewer in clusters of 2, 6% more in
-    // clusters of 1 (L2 traffic: no multicast), so the default suite saw no gain.
+    // k-loop; TMA path only (gemm_config_tma_only). The heuristic chooses it, in clusters of 2,
+    // for K <= 2048 with at least 4 waves of tiles (gemm_config.hpp: choose_plan). Measured:
+    // H200, session 10: at base clocks (ncu) 7.4% fewer cycles than the plan's 128 x 256 at 8192 x
+    // 7168 x 2048 and 4096 x 7168 x 2048 (cuBLAS's own ping-pong 128 x 176 kernels' count); at
+    // full clock 1% fewer in clusters of 2, 6% more in clusters of 1 (L2 traffic: no multicast);
+    // H100, session 20, tma-bench's default timing, six alternating rounds: 1.3-5.8% faster than
+    // the plan's 128 x 224 / 128 x 256 at 2048 .. 16384 x 7168 x 2048 (docs/perf-log.md).
     {176, 5, 2, true},
 };
 inline constexpr int kNumGemmConfigs = sizeof(kGemmConfigs) / sizeof(kGemmConfigs[0]);
