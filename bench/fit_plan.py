@@ -138,21 +138,21 @@ def choose_plan(m, n, k, sms, c):
     def tiles_n(config):
         return cdiv(n, CONFIG_BLOCK_N[config])
 
-    dp_config = choose_config(m, n, sms)
-    dp = (dp_config, choose_cluster_m(tiles_m, tiles_n(dp_config), sms), False)
-    if (PINGPONG_MIN_WAVES[0] > 0 and k_blocks <= PINGPONG_MAX_K_BLOCKS
-            and WIDE_PINGPONG_CONFIG < CONFIGS[0]
-            and cdiv(tiles_m, 2) * tiles_n(WIDE_PINGPONG_CONFIG)
-            >= PINGPONG_MIN_WAVES[0] * (sms // 2)):
-        return (WIDE_PINGPONG_CONFIG, 2, False)
-    if k_blocks < MIN_STREAM_K_BLOCKS:
-        return dp
-
     def tiles_of(plan):
         return cdiv(tiles_m, plan[1]) * tiles_n(plan[0])
 
     def workers_of(plan):
         return max(sms // plan[1], 1)
+
+    dp_config = choose_config(m, n, sms)
+    dp = (dp_config, choose_cluster_m(tiles_m, tiles_n(dp_config), sms), False)
+    pingpong = (WIDE_PINGPONG_CONFIG, 2, False)
+    if (PINGPONG_MIN_WAVES[0] > 0 and k_blocks <= PINGPONG_MAX_K_BLOCKS
+            and WIDE_PINGPONG_CONFIG < CONFIGS[0]
+            and tiles_of(pingpong) >= PINGPONG_MIN_WAVES[0] * workers_of(pingpong)):
+        return pingpong
+    if k_blocks < MIN_STREAM_K_BLOCKS:
+        return dp
 
     t_dp = tile_time(dp[0]) * data_parallel_time(tiles_of(dp), k_blocks, workers_of(dp))
     best, t_best = dp, c["gain"] * t_dp

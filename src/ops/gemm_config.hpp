@@ -340,11 +340,6 @@ struct GemmChoice {
   bool split;
 };
 
-// The launch plan for an m x n x k product on sm_count SMs (one CTA per SM) under `req`: the
-// data-parallel plan (config by the wave model, cluster by choose_cluster_m) unless stream-K is
-// forced or pays by the rule above, each fixed choice of `req` overriding its part. The split may
-// still be dropped by the caller when the launch's real worker count makes it not fit
-// (stream_k_fits).
 // The short-K ping-pong rule of choose_plan: configuration 7 (128 x 176 ping-pong), K <= 2048,
 // at least 4 waves of its 2-CTA cluster tiles.
 inline constexpr int kWidePingPongConfig = 7;
@@ -354,6 +349,11 @@ static_assert(kGemmConfigs[kWidePingPongConfig].pingpong &&
 inline constexpr std::int64_t kPingPongMaxKBlocks = 32;
 inline constexpr int kPingPongMinWaves = 4;
 
+// The launch plan for an m x n x k product on sm_count SMs (one CTA per SM) under `req`: the
+// data-parallel plan (config by the wave model, cluster by choose_cluster_m) unless stream-K is
+// forced or pays by the rule above, each fixed choice of `req` overriding its part. The split may
+// still be dropped by the caller when the launch's real worker count makes it not fit
+// (stream_k_fits).
 inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, int sm_count,
                               const PlanRequest& req) {
   const std::int64_t tiles_m = (m + kBlockM - 1) / kBlockM;
@@ -375,25 +375,6 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
     c.cluster_m = cluster(choose_stream_k_cluster_m(tiles_m));
     return c;
   };
-  // Short K, many tiles: the 128 x 176 ping-pong in clusters of 2, data-parallel. With K <= 2048
-  // (kPingPongMaxKBlocks) a cooperative tile's epilogue is ~8% of its time (gemm_trace: 2,235 of
-  // a 35,473-cycle period at K = 2048), and the ping-pong runs one warpgroup's epilogue under the
-  // other's k-loop; from 4 waves of its tiles on (kPingPongMinWaves), the narrower tile's idle
-  // last wave costs less than that. Measured (H100, session 20, docs/perf-log.md: tma-bench's
-  // default timing, six alternating rounds): 2048 / 4096 / 8192 / 16384 x 7168 x 2048 1.3 / 1.6 /
-  // 2.7 / 5.8% faster than the cooperative choice, all four above 0.95x cuBLASLt; 1024 x 7168 x
-  // 2048 (2.5 waves) and 2048^3 (1.5) are faster cooperative (tma-bench --sweep). The rule
-  // leaves a given configuration, clusters of 1, a forced split and the ordinary path alone.
-  if (req.config < 0 && req.may_cluster && req.cluster_m != 1 && req.stream_k != 2 &&
-      k_blocks64 <= kPingPongMaxKBlocks && config_allowed(kWidePingPongConfig, req.k_major_b)) {
-    const std::int64_t cluster_tiles = (tiles_m + 1) / 2 * tiles_n(kWidePingPongConfig);
-    if (cluster_tiles >= std::int64_t{kPingPongMinWaves} * (sm_count / 2))
-      return GemmChoice{kWidePingPongConfig, 2, false};
-  }
-  if (req.stream_k == 1) return dp;
-  // Forced split without a configuration: the 128 x 128 tiles (more, smaller pieces).
-  if (req.stream_k == 2) return split_with(req.config >= 0 ? req.config : 1);
-  if (k_blocks64 < kMinStreamKBlocks) return dp;
   // Cluster tiles over clusters (sm_count / cluster_m of them, as the launch estimates them).
   const auto tiles_of = [&](const GemmChoice& c) {
     return (tiles_m + c.cluster_m - 1) / c.cluster_m * tiles_n(c.config);
@@ -402,6 +383,26 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
     const int w = sm_count / c.cluster_m;
     return static_cast<std::int32_t>(w > 0 ? w : 1);
   };
+  // Short K, many tiles: the 128 x 176 ping-pong in clusters of 2, data-parallel. With K <= 2048
+  // (kPingPongMaxKBlocks) a cooperative tile's epilogue is ~8% of its time (gemm_trace, session
+  // 19, H200: 2,235 of a 35,473-cycle period at 8192 x 7168 x 2048), and the ping-pong runs one
+  // warpgroup's epilogue under the other's k-loop; from 4 waves of its tiles on
+  // (kPingPongMinWaves), the narrower tile's idle last wave costs less than that. Measured
+  // (H100, session 20, docs/perf-log.md: tma-bench's default timing, six alternating rounds):
+  // 2048 / 4096 / 8192 / 16384 x 7168 x 2048 1.3 / 1.6 / 2.7 / 5.8% faster than the cooperative
+  // choice, all four above 0.95x cuBLASLt; 1024 x 7168 x 2048 (2.5 waves) and 2048^3 (1.5) are
+  // faster cooperative (tma-bench --sweep). The rule leaves a given configuration, clusters of
+  // 1, a forced split and the ordinary path alone.
+  if (req.config < 0 && req.may_cluster && req.cluster_m != 1 && req.stream_k != 2 &&
+      k_blocks64 <= kPingPongMaxKBlocks && config_allowed(kWidePingPongConfig, req.k_major_b)) {
+    const GemmChoice pingpong{kWidePingPongConfig, 2, false};
+    if (tiles_of(pingpong) >= std::int64_t{kPingPongMinWaves} * workers_of(pingpong))
+      return pingpong;
+  }
+  if (req.stream_k == 1) return dp;
+  // Forced split without a configuration: the 128 x 128 tiles (more, smaller pieces).
+  if (req.stream_k == 2) return split_with(req.config >= 0 ? req.config : 1);
+  if (k_blocks64 < kMinStreamKBlocks) return dp;
   const auto k_blocks = static_cast<std::int32_t>(k_blocks64);
   const double t_dp = scale(dp.config) * data_parallel_time(tiles_of(dp), k_blocks, workers_of(dp));
   GemmChoice best = dp;
