@@ -128,12 +128,14 @@ TMA_HOST_DEVICE inline std::int32_t sk_min(std::int32_t a, std::int32_t b) {
 
 // The grouped raster (raster_tile below) with its divisors prepared on the host: cluster tile t
 // lies in group t / (group_rows x tiles_n), column r / rows of it at row r % rows (r: t's place in
-// the group; rows = group_rows, or what is left of the cluster rows in the last group).
+// the group; rows = group_rows, or what is left of the cluster rows in the last group); odd
+// groups count their columns from the last one (tiles_n - 1 - r / rows).
 struct Raster {
   FastDiv per_group;  // group_rows x tiles_n cluster tiles per group
   FastDiv rows;       // group_rows
   FastDiv last_rows;  // cluster rows of the last group (<= group_rows)
   std::uint32_t last_group;
+  std::uint32_t last_column;  // tiles_n - 1
 };
 // A group of more rows than there are walks them all, as one of cluster_rows rows: so the group
 // size stays below 2^31 tiles, as the tile count does (cluster_rows, tiles_n >= 1; the host's
@@ -146,15 +148,18 @@ inline Raster make_raster(std::int32_t cluster_rows, std::int32_t tiles_n,
   const std::uint32_t last_group = (all_rows - 1) / group_rows;
   return Raster{make_fast_div(group_rows * static_cast<std::uint32_t>(tiles_n > 1 ? tiles_n : 1)),
                 make_fast_div(group_rows), make_fast_div(all_rows - last_group * group_rows),
-                last_group};
+                last_group, static_cast<std::uint32_t>(tiles_n > 1 ? tiles_n - 1 : 0)};
 }
 
 // The output tile (tile row tm, tile column tn) that the CTA of cluster rank `rank` computes for
 // cluster tile t: groups of raster_group cluster rows are walked column by column (M fastest
 // inside a group), so the clusters working at the same time share A tiles (rows) and B tiles
-// (columns) through L2; both CTAs of a cluster take the same column and adjacent rows. tm may be
-// >= tiles_m (the second CTA of the last cluster when tiles_m is odd: no rows to compute). 32-bit
-// unsigned arithmetic (the host keeps the tile counts below 2^31).
+// (columns) through L2; both CTAs of a cluster take the same column and adjacent rows. Odd
+// groups walk their columns backwards (a serpentine): a group starts on the B columns the one
+// before it ended on, which are still in L2 (DRAM reads -9 to -11% at K = 2048, H100, session 21:
+// docs/perf-log.md). tm may be >= tiles_m (the second CTA of the last cluster when tiles_m is
+// odd: no rows to compute). 32-bit unsigned arithmetic (the host keeps the tile counts below
+// 2^31).
 TMA_HOST_DEVICE inline void raster_tile(const Raster& g, std::int32_t t, int rank, int cluster_m,
                                         int& tm, int& tn) {
   const auto ut = static_cast<std::uint32_t>(t);
@@ -169,6 +174,7 @@ TMA_HOST_DEVICE inline void raster_tile(const Raster& g, std::int32_t t, int ran
   } else {
     column = g.rows.divmod(r, row);
   }
+  if ((group & 1u) != 0) column = g.last_column - column;
   tm = static_cast<int>((group * g.rows.d + row) * static_cast<std::uint32_t>(cluster_m)) + rank;
   tn = static_cast<int>(column);
 }

@@ -769,13 +769,15 @@ TEST(GemmSchedule, FastDivIsExactBelow2To31) {
 }
 
 // raster_tile (prepared divisors) against the grouped raster written with plain division, for
-// groups smaller than, equal to and larger than the cluster rows, clusters of 1 and 2.
+// groups smaller than, equal to and larger than the cluster rows, clusters of 1 and 2; odd groups
+// walk their columns backwards. Every (row, column) once: the raster is a bijection.
 TEST(GemmStreamK, RasterMatchesPlainDivision) {
   for (std::int32_t cluster_rows : {1, 2, 3, 5, 8, 9, 16, 33, 64, 127})
     for (std::int32_t tiles_n : {1, 2, 7, 28, 41, 86})
       for (std::int32_t group : {1, 2, 3, 4, 8, 16, 1000})
         for (int cluster_m : {1, 2}) {
           const sk::Raster g = sk::make_raster(cluster_rows, tiles_n, group);
+          std::vector<int> seen(static_cast<std::size_t>(cluster_rows * tiles_n), 0);
           for (std::int32_t t = 0; t < cluster_rows * tiles_n; ++t) {
             const std::int32_t per_group = group * tiles_n;
             const std::int32_t first = t / per_group * group;
@@ -787,14 +789,19 @@ TEST(GemmStreamK, RasterMatchesPlainDivision) {
               ASSERT_EQ(tm, (first + r % rows) * cluster_m + rank)
                   << cluster_rows << " rows, " << tiles_n << " columns, group " << group << ", t "
                   << t;
-              ASSERT_EQ(tn, r / rows);
+              const std::int32_t column = r / rows;
+              ASSERT_EQ(tn, (t / per_group) % 2 == 0 ? column : tiles_n - 1 - column);
+              if (rank == 0) ++seen[static_cast<std::size_t>(tm / cluster_m * tiles_n + tn)];
             }
           }
+          for (const int n : seen)
+            ASSERT_EQ(n, 1) << cluster_rows << " rows, " << tiles_n << " columns, group " << group;
         }
 }
 
 TEST(GemmStreamK, RasterIsTheKernelsGroupedOrder) {
-  // 5 cluster rows of 2 (tiles_m = 9), 3 columns, groups of 2 cluster rows: M fastest in a group.
+  // 5 cluster rows of 2 (tiles_m = 9), 3 columns, groups of 2 cluster rows: M fastest in a group,
+  // odd groups from the last column.
   int tm = -1, tn = -1;
   sk::raster_tile(0, 5, 3, 2, 0, 2, tm, tn);
   EXPECT_EQ(tm, 0);
@@ -805,6 +812,12 @@ TEST(GemmStreamK, RasterIsTheKernelsGroupedOrder) {
   sk::raster_tile(2, 5, 3, 2, 0, 2, tm, tn);  // next column
   EXPECT_EQ(tm, 0);
   EXPECT_EQ(tn, 1);
+  sk::raster_tile(6, 5, 3, 2, 0, 2, tm, tn);  // the second group (odd): from the last column
+  EXPECT_EQ(tm, 4);
+  EXPECT_EQ(tn, 2);
+  sk::raster_tile(11, 5, 3, 2, 1, 2, tm, tn);  // its last tile: back in column 0
+  EXPECT_EQ(tm, 7);
+  EXPECT_EQ(tn, 0);
   sk::raster_tile(12, 5, 3, 2, 1, 2, tm, tn);  // the last group has one cluster row: row 4
   EXPECT_EQ(tm, 9);                            // past tiles_m = 9: the idle CTA
   EXPECT_EQ(tn, 0);

@@ -48,6 +48,8 @@ gemm only:
   --layout AB      operand storage, A then B: r = row-major, c = column-major (default rc:
                    A [M, K] row-major, B [N, K] as nn.Linear stores weights: both K-major)
   --sweep          also time every tile configuration x cluster size (tma::ops::kGemmConfigs)
+  --no-pdl         launch tmakit's kernels without programmatic dependent launch
+                   (GemmTuning::pdl = false; on by default, as in tma::ops::gemm)
 
 Every case is verified first (random non-zero input, output poisoned with 0xA5, compared byte
 for byte with the input or a naive reference); a mismatch prints the first differing indices and
@@ -128,6 +130,9 @@ Options parse_options(int argc, char** argv) {
       o.no_ordinary = true;
     } else if (a == "--sweep") {
       o.sweep = true;
+      o.gemm_options_given = true;
+    } else if (a == "--no-pdl") {
+      o.no_pdl = true;
       o.gemm_options_given = true;
     } else if (a == "--layout") {
       o.layout = need_value(i, argc, argv, a);

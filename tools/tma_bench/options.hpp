@@ -36,6 +36,7 @@ struct Options {
   // cluster size. gemm_options_given says one of them was typed (main refuses them elsewhere).
   std::string layout = "rc";
   bool sweep = false;
+  bool no_pdl = false;  // launch tmakit's GEMMs without programmatic dependent launch
   bool gemm_options_given = false;
   std::string command_line;  // as typed, for the JSON record
 };

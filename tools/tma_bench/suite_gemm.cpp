@@ -355,7 +355,8 @@ CaseResult run_gemm(const Case& c, Runner& r) {
   // launches capture pointers into it).
   std::vector<std::optional<ops::GemmPlan>> plans(2 + 4 * ops::kNumGemmConfigs);
   std::vector<std::pair<std::size_t, ops::Path>> plan_of;  // impls index -> (plans index, path)
-  auto ours = [&](std::string name, Role role, ops::Path path, const ops::GemmTuning& tuning) {
+  auto ours = [&](std::string name, Role role, ops::Path path, ops::GemmTuning tuning) {
+    if (r.options().no_pdl) tuning.pdl = false;
     const std::size_t slot = plan_of.size();
     std::optional<ops::GemmPlan>* plan = &plans.at(slot);
     auto launch = [&bufs, &r, plan, path, tuning](int set) {

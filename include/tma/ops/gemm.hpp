@@ -177,6 +177,7 @@ struct GemmTuning {
   int config = -1;       // index into kGemmConfigs
   int cluster_m = 0;     // CTAs per cluster along M sharing (multicasting) the B tile: 1 or 2
   int raster_group = 0;  // tile rows (in clusters) per group of the grouped raster, >= 1
+                         // (odd groups walk their tile columns backwards)
   int max_ctas = 0;      // cap on the persistent grid (0: as many as fit on the GPU)
   // Stream-K: 0 = heuristic (src/ops/gemm_config.hpp: choose_plan), 1 = off (data-parallel
   // tiles only), 2 = on (the last waves split along K). Any cluster size: a 2-CTA cluster splits
