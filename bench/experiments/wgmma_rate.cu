@@ -4,7 +4,12 @@
 // k-block: fence, 4 K steps x `halves` wgmma, commit, wait for the previous k-block's group)?
 // Question it answered (docs/perf-log.md, GEMM v1.5): can one warpgroup alone keep the tensor
 // cores busy, i.e. can a second warpgroup's epilogue hide under the first one's math?
-//   wgmma_rate [k-blocks per warpgroup = 4096]
+//   wgmma_rate [k-blocks per warpgroup = 4096] [variant: run only it, 2 warpgroups]
+//   wgmma_rate K copy      session 21: one warpgroup's m64n256k16 x1 and m64n128k16 x2 A halves
+//                          k-loops alone and with one more warp streaming 32 KiB bulk copies (4
+//                          in flight; cp.async.bulk, an L2-resident 16 MiB source) into another
+//                          part of shared memory as fast as they complete, as the GEMM's TMA loads
+//                          write its stages: do those writes slow the wgmma's shared-memory reads?
 // One CTA per SM (132 on an H100 / H200), no loads: the operands are random bf16 in shared memory.
 // Prints, per variant, cycles per k-block per warpgroup and the SM's dense FLOP per cycle
 // (H100 / H200 datasheet peak: 989.4 TFLOP/s / (132 SMs x 1.83 GHz) = 4,096).
@@ -13,6 +18,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
 #include <vector>
 
 #include "experiment.cuh"
@@ -23,18 +29,54 @@ namespace {
 
 constexpr int kAtomBytes = 64 * 128;
 
+constexpr std::uint32_t kCopyChunk = 32 * 1024;   // one GEMM stage of 128 x 128
+constexpr std::uint32_t kCopyRing = 64 * 1024;    // the copy buffers start here
+constexpr std::uint32_t kCopyDepth = 4;           // copies in flight (4 x 32 KiB after 64 KiB)
+constexpr std::uint32_t kCopySource = 16u << 20;  // L2-resident source
+
+// copy_src != nullptr: warp 11 (the last of warpgroup 2) streams kCopyChunk bulk copies from
+// copy_src into kCopyDepth buffers at kCopyRing, each issued when the copy kCopyDepth before it
+// has landed, until warpgroup 0 is done; it records the bytes and cycles in copied[2 * block].
 template <int kN, int kHalves, bool kSplitB = false>
 __global__ void __launch_bounds__(384, 1)
     rate_kernel(const unsigned short* fill, int warpgroups, int k_blocks, long long* cycles,
-                float* sink) {
+                float* sink, const unsigned char* copy_src = nullptr, long long* copied = nullptr) {
   extern __shared__ __align__(1024) unsigned char smem[];
+  __shared__ tma::Barrier copy_bar[kCopyDepth];
+  __shared__ volatile int done;
   // A: kHalves atoms (64 rows each), B: kN / 64 atoms; random bf16 from `fill`.
   constexpr int kBytes = (kHalves + kHalves * kN / 64) * kAtomBytes;
   for (int i = static_cast<int>(threadIdx.x); i < kBytes / 2; i += static_cast<int>(blockDim.x))
     reinterpret_cast<unsigned short*>(smem)[i] = fill[i];
+  if (threadIdx.x == 0) {
+    for (tma::Barrier& b : copy_bar)
+      b.init(1);
+    done = 0;
+    tma::fence_barrier_init();
+  }
   tma::fence_proxy_async_shared();
   __syncthreads();
   const int wg = static_cast<int>(threadIdx.x) / 128;
+  if (copy_src != nullptr && threadIdx.x == 352) {
+    tma::Phase phase[kCopyDepth];
+    const long long c0 = clock64();
+    long long bytes = 0;
+    std::uint32_t i = 0;
+    for (; done == 0; ++i) {
+      const std::uint32_t b = i % kCopyDepth;
+      if (i >= kCopyDepth) copy_bar[b].wait_next(phase[b]);
+      const std::uint32_t chunk = (blockIdx.x * 37u + i) % (kCopySource / kCopyChunk);
+      copy_bar[b].arrive_expect_tx(kCopyChunk);
+      tma::bulk_load(smem + kCopyRing + b * kCopyChunk, copy_src + chunk * kCopyChunk, kCopyChunk,
+                     copy_bar[b]);
+      bytes += kCopyChunk;
+    }
+    for (std::uint32_t j = i >= kCopyDepth ? i - kCopyDepth : 0; j < i; ++j)
+      copy_bar[j % kCopyDepth].wait_next(phase[j % kCopyDepth]);
+    copied[2 * blockIdx.x] = bytes;
+    copied[2 * blockIdx.x + 1] = clock64() - c0;
+    return;
+  }
   if (wg >= warpgroups) return;
   using Tile = tma::SwizzledTile128<tma::MatrixMajor::kK>;
   const std::uint32_t a = tma::ptx::smem_addr(smem);
@@ -84,21 +126,24 @@ __global__ void __launch_bounds__(384, 1)
       s += acc[h][r];
   }
   if (threadIdx.x % 128 == 0) cycles[blockIdx.x * 3 + wg] = t1 - t0;
+  if (threadIdx.x == 0) done = 1;
   if (s == 1234.5f) *sink = s;  // keeps the math alive
 }
 
 template <int kN, int kHalves, bool kSplitB = false>
 void run(const char* name, int warpgroups, int k_blocks, int sms, const unsigned short* fill,
-         long long* cycles, float* sink) {
+         long long* cycles, float* sink, const unsigned char* copy_src = nullptr,
+         long long* copied = nullptr) {
   constexpr int kSmem = (kHalves + kHalves * kN / 64) * kAtomBytes;
   auto kernel = rate_kernel<kN, kHalves, kSplitB>;
   // Ask for more shared memory than the kernel uses: one CTA per SM.
   const int smem = 200 * 1024;
-  static_assert(kSmem <= 200 * 1024, "operands fit");
+  static_assert(kSmem <= static_cast<int>(kCopyRing), "operands fit below the copy buffers");
+  static_assert(kCopyRing + kCopyDepth * kCopyChunk <= 200 * 1024, "copy buffers fit");
   experiment::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
                     "cudaFuncSetAttribute");
   experiment::check(cudaMemset(cycles, 0, sizeof(long long) * 3 * sms), "cudaMemset");
-  kernel<<<sms, 384, smem>>>(fill, warpgroups, k_blocks, cycles, sink);
+  kernel<<<sms, 384, smem>>>(fill, warpgroups, k_blocks, cycles, sink, copy_src, copied);
   experiment::check(cudaGetLastError(), "launch");
   experiment::check(cudaDeviceSynchronize(), "kernel");
   std::vector<long long> c(3 * static_cast<std::size_t>(sms));
@@ -117,9 +162,21 @@ void run(const char* name, int warpgroups, int k_blocks, int sms, const unsigned
   const double flop_per_kb = 4.0 * kHalves * 64.0 * kN * 16 * 2;  // one warpgroup's k-block
   std::printf(
       "%-22s warpgroups %d: %7.1f cycles per k-block per warpgroup, SM %6.0f FLOP/cycle "
-      "(worst CTA %6.0f)\n",
+      "(worst CTA %6.0f)",
       name, warpgroups, mean / k_blocks, flop_per_kb * k_blocks * warpgroups / mean,
       flop_per_kb * k_blocks * warpgroups / static_cast<double>(worst));
+  if (copied != nullptr) {
+    std::vector<long long> cp(2 * static_cast<std::size_t>(sms));
+    experiment::check(
+        cudaMemcpy(cp.data(), copied, cp.size() * sizeof(long long), cudaMemcpyDeviceToHost),
+        "cudaMemcpy");
+    double b = 0, t = 0;
+    for (int i = 0; i < sms; ++i)
+      b += static_cast<double>(cp[2 * i]), t += static_cast<double>(cp[2 * i + 1]);
+    std::printf(", with bulk copies of %.1f B per cycle per SM (%.0f B per k-block)", b / t,
+                b / t * mean / k_blocks);
+  }
+  std::printf("\n");
 }
 
 // The instruction shapes measured, by index.
@@ -189,6 +246,22 @@ int main(int argc, char** argv) {
                   clusters * static_cast<int>(size), sms);
       (void)cudaGetLastError();
     }
+  }
+  if (argc > 2 && std::string_view(argv[2]) == "copy") {
+    unsigned char* src = nullptr;
+    long long* copied = nullptr;
+    experiment::check(cudaMalloc(&src, kCopySource), "cudaMalloc");
+    experiment::check(cudaMemset(src, 1, kCopySource), "cudaMemset");
+    experiment::check(cudaMalloc(&copied, sizeof(long long) * 2 * sms), "cudaMalloc");
+    for (int rep = 0; rep < 2; ++rep) {
+      run<256, 1>("m64n256k16 x1", 1, k_blocks, sms, fill, cycles, sink);
+      run<256, 1>("m64n256k16 x1 + copy", 1, k_blocks, sms, fill, cycles, sink, src, copied);
+      run<128, 2>("m64n128k16 x2 A halves", 1, k_blocks, sms, fill, cycles, sink);
+      run<128, 2>("m64n128k16 x2 + copy", 1, k_blocks, sms, fill, cycles, sink, src, copied);
+      run<128, 2>("m64n128k16 x2 2 wg", 2, k_blocks, sms, fill, cycles, sink);
+      run<128, 2>("m64n128k16 x2 2 wg + copy", 2, k_blocks, sms, fill, cycles, sink, src, copied);
+    }
+    return 0;
   }
   if (only >= 0) {
     run_variant(only, 2, k_blocks, sms, fill, cycles, sink);
