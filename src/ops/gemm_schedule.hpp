@@ -156,10 +156,10 @@ inline Raster make_raster(std::int32_t cluster_rows, std::int32_t tiles_n,
 // inside a group), so the clusters working at the same time share A tiles (rows) and B tiles
 // (columns) through L2; both CTAs of a cluster take the same column and adjacent rows. Odd
 // groups walk their columns backwards (a serpentine): a group starts on the B columns the one
-// before it ended on, which are still in L2 (DRAM reads -9 to -11% at K = 2048, H100, session 21:
-// docs/perf-log.md). tm may be >= tiles_m (the second CTA of the last cluster when tiles_m is
-// odd: no rows to compute). 32-bit unsigned arithmetic (the host keeps the tile counts below
-// 2^31).
+// before it ended on, which are still in L2 (DRAM reads -9 to -11% at 8192 x 7168 x 2048 on the
+// H100, session 21: docs/perf-log.md). tm may be >= tiles_m (the second CTA of the last cluster
+// when tiles_m is odd: no rows to compute). 32-bit unsigned arithmetic (the host keeps the tile
+// counts below 2^31).
 TMA_HOST_DEVICE inline void raster_tile(const Raster& g, std::int32_t t, int rank, int cluster_m,
                                         int& tm, int& tn) {
   const auto ut = static_cast<std::uint32_t>(t);
