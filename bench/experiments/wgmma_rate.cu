@@ -5,11 +5,12 @@
 // Question it answered (docs/perf-log.md, GEMM v1.5): can one warpgroup alone keep the tensor
 // cores busy, i.e. can a second warpgroup's epilogue hide under the first one's math?
 //   wgmma_rate [k-blocks per warpgroup = 4096] [variant: run only it, 2 warpgroups]
-//   wgmma_rate K copy      session 21: one warpgroup's m64n256k16 x1 and m64n128k16 x2 A halves
+//   wgmma_rate K copy [N]  session 21: one warpgroup's m64n256k16 x1 and m64n128k16 x2 A halves
 //                          k-loops alone and with one more warp streaming 32 KiB bulk copies (4
 //                          in flight; cp.async.bulk, an L2-resident 16 MiB source) into another
 //                          part of shared memory as fast as they complete, as the GEMM's TMA loads
 //                          write its stages: do those writes slow the wgmma's shared-memory reads?
+//                          N: only the first N CTAs copy (default all SMs).
 // One CTA per SM (132 on an H100 / H200), no loads: the operands are random bf16 in shared memory.
 // Prints, per variant, cycles per k-block per warpgroup and the SM's dense FLOP per cycle
 // (H100 / H200 datasheet peak: 989.4 TFLOP/s / (132 SMs x 1.83 GHz) = 4,096).
@@ -40,7 +41,8 @@ constexpr std::uint32_t kCopySource = 16u << 20;  // L2-resident source
 template <int kN, int kHalves, bool kSplitB = false>
 __global__ void __launch_bounds__(384, 1)
     rate_kernel(const unsigned short* fill, int warpgroups, int k_blocks, long long* cycles,
-                float* sink, const unsigned char* copy_src = nullptr, long long* copied = nullptr) {
+                float* sink, const unsigned char* copy_src = nullptr, long long* copied = nullptr,
+                int copy_ctas = 0) {
   extern __shared__ __align__(1024) unsigned char smem[];
   __shared__ tma::Barrier copy_bar[kCopyDepth];
   __shared__ volatile int done;
@@ -57,7 +59,7 @@ __global__ void __launch_bounds__(384, 1)
   tma::fence_proxy_async_shared();
   __syncthreads();
   const int wg = static_cast<int>(threadIdx.x) / 128;
-  if (copy_src != nullptr && threadIdx.x == 352) {
+  if (copy_src != nullptr && static_cast<int>(blockIdx.x) < copy_ctas && threadIdx.x == 352) {
     tma::Phase phase[kCopyDepth];
     const long long c0 = clock64();
     long long bytes = 0;
@@ -133,7 +135,7 @@ __global__ void __launch_bounds__(384, 1)
 template <int kN, int kHalves, bool kSplitB = false>
 void run(const char* name, int warpgroups, int k_blocks, int sms, const unsigned short* fill,
          long long* cycles, float* sink, const unsigned char* copy_src = nullptr,
-         long long* copied = nullptr) {
+         long long* copied = nullptr, int copy_ctas = 0) {
   constexpr int kSmem = (kHalves + kHalves * kN / 64) * kAtomBytes;
   auto kernel = rate_kernel<kN, kHalves, kSplitB>;
   // Ask for more shared memory than the kernel uses: one CTA per SM.
@@ -143,7 +145,9 @@ void run(const char* name, int warpgroups, int k_blocks, int sms, const unsigned
   experiment::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
                     "cudaFuncSetAttribute");
   experiment::check(cudaMemset(cycles, 0, sizeof(long long) * 3 * sms), "cudaMemset");
-  kernel<<<sms, 384, smem>>>(fill, warpgroups, k_blocks, cycles, sink, copy_src, copied);
+  if (copied != nullptr)
+    experiment::check(cudaMemset(copied, 0, sizeof(long long) * 2 * sms), "cudaMemset");
+  kernel<<<sms, 384, smem>>>(fill, warpgroups, k_blocks, cycles, sink, copy_src, copied, copy_ctas);
   experiment::check(cudaGetLastError(), "launch");
   experiment::check(cudaDeviceSynchronize(), "kernel");
   std::vector<long long> c(3 * static_cast<std::size_t>(sms));
@@ -171,10 +175,10 @@ void run(const char* name, int warpgroups, int k_blocks, int sms, const unsigned
         cudaMemcpy(cp.data(), copied, cp.size() * sizeof(long long), cudaMemcpyDeviceToHost),
         "cudaMemcpy");
     double b = 0, t = 0;
-    for (int i = 0; i < sms; ++i)
+    for (int i = 0; i < copy_ctas && i < sms; ++i)
       b += static_cast<double>(cp[2 * i]), t += static_cast<double>(cp[2 * i + 1]);
-    std::printf(", with bulk copies of %.1f B per cycle per SM (%.0f B per k-block)", b / t,
-                b / t * mean / k_blocks);
+    std::printf(", with bulk copies on %d SMs of %.1f B per cycle each (%.0f B per k-block)",
+                copy_ctas, b / t, b / t * mean / k_blocks);
   }
   std::printf("\n");
 }
@@ -253,14 +257,15 @@ int main(int argc, char** argv) {
     experiment::check(cudaMalloc(&src, kCopySource), "cudaMalloc");
     experiment::check(cudaMemset(src, 1, kCopySource), "cudaMemset");
     experiment::check(cudaMalloc(&copied, sizeof(long long) * 2 * sms), "cudaMalloc");
-    for (int rep = 0; rep < 2; ++rep) {
-      run<256, 1>("m64n256k16 x1", 1, k_blocks, sms, fill, cycles, sink);
-      run<256, 1>("m64n256k16 x1 + copy", 1, k_blocks, sms, fill, cycles, sink, src, copied);
-      run<128, 2>("m64n128k16 x2 A halves", 1, k_blocks, sms, fill, cycles, sink);
-      run<128, 2>("m64n128k16 x2 + copy", 1, k_blocks, sms, fill, cycles, sink, src, copied);
-      run<128, 2>("m64n128k16 x2 2 wg", 2, k_blocks, sms, fill, cycles, sink);
-      run<128, 2>("m64n128k16 x2 2 wg + copy", 2, k_blocks, sms, fill, cycles, sink, src, copied);
-    }
+    // [N]: only the first N CTAs copy (default all). A limit per SM keeps the rate per SM as N
+    // falls; a limit of the L2 as a whole raises it.
+    const int n = argc > 3 ? std::atoi(argv[3]) : sms;
+    run<256, 1>("m64n256k16 x1", 1, k_blocks, sms, fill, cycles, sink);
+    run<256, 1>("m64n256k16 x1 + copy", 1, k_blocks, sms, fill, cycles, sink, src, copied, n);
+    run<128, 2>("m64n128k16 x2 A halves", 1, k_blocks, sms, fill, cycles, sink);
+    run<128, 2>("m64n128k16 x2 + copy", 1, k_blocks, sms, fill, cycles, sink, src, copied, n);
+    run<128, 2>("m64n128k16 x2 2 wg", 2, k_blocks, sms, fill, cycles, sink);
+    run<128, 2>("m64n128k16 x2 2 wg + copy", 2, k_blocks, sms, fill, cycles, sink, src, copied, n);
     return 0;
   }
   if (only >= 0) {
