@@ -20,6 +20,8 @@ import math
 import os
 import sys
 
+from issue_sets import issue_set
+
 
 def geomean(xs):
     return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float('nan')
@@ -32,10 +34,8 @@ def median(xs):
 
 
 def set_of(meta):
-    m, _, _, family = meta
-    if family == 'square':
-        return 'squares' if m >= 2048 else 'small'
-    return 'llm' if m >= 1024 else 'small'
+    m, n, k, family = meta
+    return issue_set(m, n, k, family)
 
 
 def main():

@@ -45,6 +45,8 @@ import math
 import re
 import sys
 
+from issue_sets import issue_set
+
 # src/ops/gemm_config.hpp and include/tma/ops/gemm.hpp (kGemmConfigs: block_n, ping-pong).
 BLOCK_M = 128
 BLOCK_K = 64
@@ -205,8 +207,7 @@ def load(path):
 
 
 def in_target(s):
-    square = s["m"] == s["n"] == s["k"]
-    return (square and s["m"] >= 2048) or (not square and s["m"] >= 1024)
+    return issue_set(s["m"], s["n"], s["k"]) != "small"
 
 
 def score(shapes, sms, c):

@@ -99,8 +99,9 @@ struct Config {
   static constexpr bool kPingPong = kGemmConfigs[kIndex].pingpong;
   static constexpr int kHalves = kPingPong ? 2 : 1;
   static constexpr int kAccumulators = kBlockN / 2;  // f32 registers per consumer thread and half
-  // Releases per stage and CTA: one per warp of the warpgroup(s) that read it.
-  static constexpr int kReleasingWarps = kPingPong ? 4 : kConsumerWarps;
+  // Releases per stage and destination CTA: one per warpgroup that reads it (gemm_kernel.cuh:
+  // mainloop).
+  static constexpr int kReleasingWarpgroups = kPingPong ? 1 : kConsumerWarpgroups;
   static constexpr int kAtomsA = kBlockM / 64;
   // B: kBlockN rows of 128 B either way: one box of rows (K-major B; half of them per CTA in a
   // 2-CTA cluster) or, MN-major, kBlockN / 64 atoms (64 x 64 boxes), which a width that is not a

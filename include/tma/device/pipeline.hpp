@@ -16,7 +16,9 @@
 // Multicast: when CTA A's multicast copies land in CTA B's stage i, A must not refill stage i until
 // B's consumers are done with it, so B's consumers release to A as well: consumer_release(s, mask)
 // arrives on empty[i] of every CTA in `mask` (the CTAs whose copies land in this CTA's buffer,
-// itself included if its own producer fills it). Each empty barrier then expects
+// itself included if its own producer fills it), or the releasing threads split the destinations
+// among themselves (consumer_release_to: one arrival on one CTA's barrier each). Each empty barrier
+// then expects
 //   consumer_arrivals = (releasing threads per CTA) x (CTAs that release into it),
 // and each CTA's producer commits the total bytes that land in its own stage, from every CTA.
 //
@@ -131,6 +133,14 @@ class Pipeline {
   __device__ __forceinline__ void consumer_release(PipelineState s) {
     check(s);
     empty_bar[s.index].arrive();
+  }
+
+  // Consumer, cluster-aware: one arrival on empty_bar[s.index] of CTA rank `cta_rank` only (this
+  // CTA's own rank included). For consumers that split the destinations among themselves, e.g.
+  // one lane per destination CTA, instead of each looping over a mask (below).
+  __device__ __forceinline__ void consumer_release_to(PipelineState s, std::uint32_t cta_rank) {
+    check(s);
+    empty_bar[s.index].arrive_remote_after_reads(cta_rank);
   }
 
   // Consumer, cluster-aware: one arrival on empty_bar[s.index] of every CTA rank in `cta_mask`

@@ -181,6 +181,7 @@ __global__ void take_addresses() {
   keep_member(static_cast<void (Pipe::*)(tma::PipelineState)>(&Pipe::consumer_release));
   keep_member(
       static_cast<void (Pipe::*)(tma::PipelineState, std::uint16_t)>(&Pipe::consumer_release));
+  keep_member(&Pipe::consumer_release_to);
 }
 
 // ---- every operation issued once, so the SASS holds each TMA opcode ----
@@ -275,6 +276,7 @@ __global__ void issue_everything(const __grid_constant__ TensorMap map, Args a) 
   pipe.consumer_wait(s);
   if (pipe.consumer_try_wait(s)) pipe.consumer_release(s);
   pipe.consumer_release(s, a.mask);
+  pipe.consumer_release_to(s, 1u);
   s.advance();
   pipe.producer_drain(s);
   tma::fence_proxy_async_shared();
