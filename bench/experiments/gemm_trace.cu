@@ -14,7 +14,8 @@
 //   partial wave); each CTA's lifetime (entry, barrier setup, the consumers' first unit, the
 //   tail after the last unit, the exit) and, by %globaltimer, how the CTAs' entries and exits
 //   spread against the launch's event time.
-//   gemm_trace [config=0] [k=2048] [m=8192] [n=8192]
+//   gemm_trace [config=0] [k=2048] [m=8192] [n=8192] [stream_k=1] [cluster=2] [max_ctas=0: all]
+//   (max_ctas: GemmTuning::max_ctas, e.g. to see whether a k-loop speeds up with fewer SMs loading)
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -50,8 +51,13 @@ int main(int argc, char** argv) {
   const std::int64_t n = argc > 4 ? std::atoll(argv[4]) : 8192;
   // GemmTuning::stream_k: 1 data-parallel (default), 2 split the last waves, 0 the heuristic's.
   const int split = argc > 5 ? std::atoi(argv[5]) : 1;
-  if (config < 0 || config >= tma::ops::kNumGemmConfigs || k < 1 || m < 1 || n < 1) {
-    std::fprintf(stderr, "usage: gemm_trace [config 0..%d] [k] [m] [n] [stream_k 0..2]\n",
+  const int cluster = argc > 6 ? std::atoi(argv[6]) : 2;
+  const int max_ctas = argc > 7 ? std::atoi(argv[7]) : 0;
+  if (config < 0 || config >= tma::ops::kNumGemmConfigs || k < 1 || m < 1 || n < 1 ||
+      (cluster != 1 && cluster != 2) || max_ctas < 0) {
+    std::fprintf(stderr,
+                 "usage: gemm_trace [config 0..%d] [k] [m] [n] [stream_k 0..2] [cluster 1|2] "
+                 "[max_ctas >= 0]\n",
                  tma::ops::kNumGemmConfigs - 1);
     return 2;
   }
@@ -66,7 +72,7 @@ int main(int argc, char** argv) {
 
   const tma::ops::GemmArgs g = experiment::rc_args(ops, m, n, k);
   tma::ops::GemmTuning t;
-  t.config = config, t.cluster_m = 2, t.stream_k = split;
+  t.config = config, t.cluster_m = cluster, t.stream_k = split, t.max_ctas = max_ctas;
   tma::ops::GemmPlan plan{};
   cudaEvent_t e0, e1;
   experiment::check(cudaEventCreate(&e0), "event");
