@@ -33,11 +33,6 @@ def median(xs):
     return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
 
 
-def set_of(meta):
-    m, n, k, family = meta
-    return issue_set(m, n, k, family)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument('inputs', nargs='+', metavar='INPUT')
@@ -89,7 +84,7 @@ def main():
             per = collections.defaultdict(list)
             for name, xs in ratios[b].items():
                 if len(xs) > r:
-                    per[set_of(meta[name])].append(xs[r])
+                    per[issue_set(*meta[name])].append(xs[r])
             sq, llm = geomean(per['squares']), geomean(per['llm'])
             print('%-8s round %d vs cuBLASLt: squares>=2048 %.4f  LLM M>=1024 %.4f  (below 0.95: %d)'
                   % (b, r + 1, sq, llm,
@@ -106,7 +101,7 @@ def main():
                 continue
             ta, tb = median(times[base][name]), median(times[other][name])
             per['all'].append(ta / tb)
-            per[set_of(meta[name])].append(ta / tb)
+            per[issue_set(*meta[name])].append(ta / tb)
             print('  %-34s %9.2f %9.2f us  %.3f' % (name.split('/', 1)[-1], ta * 1e3, tb * 1e3,
                                                    ta / tb))
         for s in ('all', 'squares', 'llm', 'small'):

@@ -208,7 +208,9 @@ int main(int argc, char** argv) {
   const int k_blocks = argc > 1 ? std::atoi(argv[1]) : 4096;
   // Optional: only variant v (0 .. kVariants - 1, run_variant) with 2 warpgroups, for a long run
   // beside a power sampler.
-  const int only = argc > 2 ? std::atoi(argv[2]) : -1;
+  // Or `copy` [N]: the k-loops beside bulk copies into the same SM (below).
+  const bool copy_mode = argc > 2 && std::string_view(argv[2]) == "copy";
+  const int only = argc > 2 && !copy_mode ? std::atoi(argv[2]) : -1;
   int sms = 0;
   experiment::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SM count");
   unsigned short* fill = nullptr;
@@ -251,7 +253,7 @@ int main(int argc, char** argv) {
       (void)cudaGetLastError();
     }
   }
-  if (argc > 2 && std::string_view(argv[2]) == "copy") {
+  if (copy_mode) {
     unsigned char* src = nullptr;
     long long* copied = nullptr;
     experiment::check(cudaMalloc(&src, kCopySource), "cudaMalloc");
