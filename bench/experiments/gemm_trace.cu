@@ -54,9 +54,9 @@ int main(int argc, char** argv) {
   const int cluster = argc > 6 ? std::atoi(argv[6]) : 2;
   const int max_ctas = argc > 7 ? std::atoi(argv[7]) : 0;
   if (config < 0 || config >= tma::ops::kNumGemmConfigs || k < 1 || m < 1 || n < 1 ||
-      (cluster != 1 && cluster != 2) || max_ctas < 0) {
+      (cluster != 1 && cluster != 2 && cluster != 4) || max_ctas < 0) {
     std::fprintf(stderr,
-                 "usage: gemm_trace [config 0..%d] [k] [m] [n] [stream_k 0..2] [cluster 1|2] "
+                 "usage: gemm_trace [config 0..%d] [k] [m] [n] [stream_k 0..2] [cluster 1|2|4] "
                  "[max_ctas >= 0]\n",
                  tma::ops::kNumGemmConfigs - 1);
     return 2;

@@ -173,14 +173,21 @@ void check_args(const GemmArgs& g, Path path, const GemmTuning& t) {
   if (t.config < -1 || t.config >= kNumGemmConfigs)
     fail(kOp, cat("tuning.config = ", t.config, " is outside -1..", kNumGemmConfigs - 1,
                   " (kGemmConfigs): use -1 to let gemm() choose"));
-  if (t.cluster_m < 0 || t.cluster_m > 2)
+  if (t.cluster_m != 0 && t.cluster_m != 1 && t.cluster_m != 2 && t.cluster_m != 4)
     fail(kOp, cat("tuning.cluster_m = ", t.cluster_m,
-                  " is not 0 (choose), 1 or 2: the kernel multicasts B within clusters of at "
-                  "most 2 CTAs"));
-  if (t.cluster_m == 2 && path != Path::kTma)
-    fail(kOp,
-         "tuning.cluster_m = 2 needs Path::kTma: the ordinary path has no multicast; use "
-         "cluster_m = 0 or 1");
+                  " is not 0 (choose), 1, 2 or 4: the kernel multicasts B within clusters of 1, "
+                  "2 or 4 CTAs along M"));
+  if (t.cluster_m > 1 && path != Path::kTma)
+    fail(kOp, cat("tuning.cluster_m = ", t.cluster_m,
+                  " needs Path::kTma: the ordinary path has no multicast; use cluster_m = 0 or 1"));
+  if (t.cluster_m > 1 && t.config >= 0 &&
+      !gemm_config_supports_cluster(kGemmConfigs[t.config], t.cluster_m,
+                                    g.b_layout == MatrixLayout::kColMajor))
+    fail(kOp, cat("tuning.config = ", t.config, " (128 x ", kGemmConfigs[t.config].block_n,
+                  " tiles) with a column-major B does not run in clusters of ", t.cluster_m,
+                  ": each CTA's ", kGemmConfigs[t.config].block_n, " / ", t.cluster_m,
+                  " rows of B must be a multiple of 8 (a 1024-byte swizzle repeat); use "
+                  "cluster_m = 1 or 2, or block_n 128, 192, 224 or 256"));
   if (t.raster_group < 0)
     fail(kOp, cat("tuning.raster_group = ", t.raster_group,
                   " is negative: use 0 (choose) or a group of >= 1 tile rows"));

@@ -257,11 +257,14 @@ inline double tile_time(int config) {
       return block_n / 256.0;
   }
 }
-// Whether the plan may choose `config` for a B of this major-ness (gemm_config_needs_k_major_b).
-inline bool config_allowed(int config, bool k_major_b) {
-  return k_major_b || !::tma::ops::gemm_config_needs_k_major_b(kGemmConfigs[config]);
+// Whether the plan may choose `config` for a B of this major-ness (gemm_config_needs_k_major_b)
+// in clusters of cluster_m CTAs (gemm_config_supports_cluster).
+inline bool config_allowed(int config, bool k_major_b, int cluster_m = 1) {
+  return (k_major_b || !::tma::ops::gemm_config_needs_k_major_b(kGemmConfigs[config])) &&
+         ::tma::ops::gemm_config_supports_cluster(kGemmConfigs[config], cluster_m, k_major_b);
 }
-inline int choose_config(std::int64_t m, std::int64_t n, int sm_count, bool k_major_b = true) {
+inline int choose_config(std::int64_t m, std::int64_t n, int sm_count, bool k_major_b = true,
+                         int cluster_m = 1) {
   const auto time = [&](int config) {
     const std::int64_t block_n = kGemmConfigs[config].block_n;
     const std::int64_t tiles = ((m + kBlockM - 1) / kBlockM) * ((n + block_n - 1) / block_n);
@@ -271,7 +274,7 @@ inline int choose_config(std::int64_t m, std::int64_t n, int sm_count, bool k_ma
   int best = wide_or_narrow;
   double t_best = kTileFitGain * time(wide_or_narrow);
   for (const int config : kFitConfigs) {
-    if (!config_allowed(config, k_major_b)) continue;
+    if (!config_allowed(config, k_major_b, cluster_m)) continue;
     const double t = time(config);
     if (t < t_best) {
       best = config;
@@ -368,8 +371,12 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
   const auto cluster = [&](int heuristic) {
     return req.cluster_m > 0 ? req.cluster_m : heuristic < cluster_cap ? heuristic : cluster_cap;
   };
-  GemmChoice dp{req.config >= 0 ? req.config : choose_config(m, n, sm_count, req.k_major_b), 1,
-                false};
+  // Clusters of 4 only when asked (GemmTuning::cluster_m): then only the widths that split B
+  // four ways (gemm_config_supports_cluster).
+  const int forced_cluster = req.cluster_m > 0 ? req.cluster_m : 1;
+  GemmChoice dp{
+      req.config >= 0 ? req.config : choose_config(m, n, sm_count, req.k_major_b, forced_cluster),
+      1, false};
   dp.cluster_m = cluster(choose_cluster_m(tiles_m, tiles_n(dp.config), sm_count));
   const auto split_with = [&](int config) {
     GemmChoice c{config, 1, true};
@@ -394,8 +401,9 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
   // choice, all four above 0.95x cuBLASLt; 1024 x 7168 x 2048 (2.5 waves) and 2048^3 (1.5) are
   // faster cooperative (tma-bench --sweep). The rule leaves a given configuration, clusters of
   // 1, a forced split and the ordinary path alone.
-  if (req.config < 0 && req.may_cluster && req.cluster_m != 1 && req.stream_k != 2 &&
-      k_blocks64 <= kPingPongMaxKBlocks && config_allowed(kWidePingPongConfig, req.k_major_b)) {
+  if (req.config < 0 && req.may_cluster && (req.cluster_m == 0 || req.cluster_m == 2) &&
+      req.stream_k != 2 && k_blocks64 <= kPingPongMaxKBlocks &&
+      config_allowed(kWidePingPongConfig, req.k_major_b)) {
     const GemmChoice pingpong{kWidePingPongConfig, 2, false};
     if (tiles_of(pingpong) >= std::int64_t{kPingPongMinWaves} * workers_of(pingpong))
       return pingpong;
@@ -411,13 +419,13 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
   for (int config = 0; config < kNumGemmConfigs; ++config) {
     if (kGemmConfigs[config].pingpong) continue;  // split: the cooperative ones only
     if (req.config >= 0 && req.config != config) continue;
-    if (!config_allowed(config, req.k_major_b)) continue;
+    if (!config_allowed(config, req.k_major_b, forced_cluster)) continue;
     const GemmChoice sk = split_with(config);
     const std::int64_t sk_tiles = tiles_of(sk);
     if (sk_tiles > (std::int64_t{1} << 30) ||
         !stream_k_fits(static_cast<std::int32_t>(sk_tiles), k_blocks, workers_of(sk)))
       continue;
-    const double cost = sk.cluster_m == 2 ? kStreamKBlockCostCluster2 : kStreamKBlockCost;
+    const double cost = sk.cluster_m >= 2 ? kStreamKBlockCostCluster2 : kStreamKBlockCost;
     const double t_sk =
         scale(config) * stream_k_time(static_cast<std::int32_t>(sk_tiles), k_blocks, workers_of(sk),
                                       kGemmConfigs[config].block_n, cost);

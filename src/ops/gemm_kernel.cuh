@@ -8,8 +8,8 @@
 //     acquire stage (empty barrier)            rows 64 w .. 64 w + 63 of the A tile and the
 //     expect A + B bytes on full               whole B tile; commit; wait for the previous
 //     load 2 A atoms; load B atoms, or         k-block's group; release its stage to every
-//     its half of them multicast to both       CTA whose copies fill it (one arrival per
-//     CTAs of a 2-CTA cluster                  warpgroup and CTA)
+//     its share of them multicast to all       CTA whose copies fill it (one arrival per
+//     CTAs of a 2- or 4-CTA cluster            warpgroup and CTA)
 //   ordinary path: 128 threads cp.async      per tile: epilogue (gemm_epilogue.cuh) while the
 //     the same tiles, wait for the group,      producer already loads the next tile
 //     fence.proxy.async, arrive on full
@@ -21,8 +21,8 @@
 //
 // Shared memory (1024-aligned): kStages x [A: 2 atoms | B: kBlockN / 64 atoms] (atom = 64 x 64
 // 16-bit elements in SWIZZLE_128B, SwizzledTile128), then 2 x 2 epilogue buffers of 8 KiB.
-// Tile order: clusters walk a grouped raster (tile_of); both CTAs of a cluster take the same
-// tile column and adjacent tile rows, so they share B.
+// Tile order: clusters walk a grouped raster (tile_of); the CTAs of a cluster take the same tile
+// column and adjacent tile rows, so they share B.
 //
 // Work: each cluster (both its CTAs alike) walks its units of Params::sched (gemm_schedule.hpp):
 // whole tiles, and with stream-K pieces of split tiles: the producer loads the unit's k-blocks
@@ -96,13 +96,15 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
   constexpr bool kBoxB = kB == MatrixMajor::kK;
   static_assert(kBoxB || !Cfg::kRowBoxB, "a width that is not a multiple of 64 needs B K-major");
   const std::uint16_t mask = cta_mask_all(static_cast<std::uint32_t>(cluster_m));
-  // Atoms (MN-major B): with a cluster each CTA loads its half of the B atoms (rank 0 the larger
-  // one of an odd count) and multicasts them to both. A box (K-major B): its share of the rows
-  // (row_box_rows: the map's box holds kBlockN / cluster_m rows).
-  constexpr int kHalfB = (Cfg::kAtomsB + 1) / 2;
+  // Atoms (MN-major B): with a cluster each CTA loads its share of the B atoms, atoms
+  // [ceil(r A / c), ceil((r + 1) A / c)) for rank r of c CTAs and A atoms (the lower ranks the
+  // larger shares; in clusters of 4 a CTA may get none), and multicasts them to all. A box
+  // (K-major B): its share of the rows (row_box_rows: the map's box holds kBlockN / cluster_m
+  // rows).
   const int b_rows = row_box_rows(Cfg::kBlockN, cluster_m);
-  const int b_first = cluster_m == 1 ? 0 : rank * kHalfB;
-  const int b_count = cluster_m == 1 ? Cfg::kAtomsB : rank == 0 ? kHalfB : Cfg::kAtomsB - kHalfB;
+  const int log2_cluster = cluster_m >> 1;  // cluster_m is 1, 2 or 4: a shift, not a division
+  const int b_first = (rank * Cfg::kAtomsB + cluster_m - 1) >> log2_cluster;
+  const int b_count = (((rank + 1) * Cfg::kAtomsB + cluster_m - 1) >> log2_cluster) - b_first;
   PipelineState s = pipe.start();
   Cursor cursor = schedule_start(p.sched, static_cast<int>(cluster_id_x()));
   Unit u;
@@ -655,7 +657,7 @@ __device__ __forceinline__ void consume(Pipeline<Cfg::kStages>& pipe, unsigned c
 // ---- the kernel -------------------------------------------------------------------------------
 
 // Launched with kThreads threads and Cfg::kSmemBytes of dynamic shared memory; TMA path: in
-// clusters of 1 or 2 CTAs along x; ordinary path: clusters of 1. The maps are unused (zeros) on
+// clusters of 1, 2 or 4 CTAs along x; ordinary path: clusters of 1. The maps are unused (zeros) on
 // the ordinary path; map_c is map_d when beta == 0; map_c_tail and map_d_tail (the boxes of a
 // tile's last, narrower chunk: gemm_epilogue.cuh) are map_c and map_d when the tile has none.
 template <int kConfig, bool kF16, MatrixMajor kA, MatrixMajor kB, bool kTma>

@@ -22,11 +22,11 @@
 //                 stores the tile.
 //     Exactly one worker finishes each split tile: the one whose range holds the tile's k-block 0.
 //
-// Clusters of 2 (cluster_m = 2): the worker is the cluster. Both CTAs walk the same units with the
-// same k-ranges, each on its own tile row of the cluster tile (rank r: tile row 2 c + r), so
-// the producers multicast B exactly as in a data-parallel tile (every stage of both CTAs gets A
-// from its own CTA and one half of B from each). Slots and flags belong to CTAs: CTA (w, r) uses
-// slot and flags cta_slot(w, r) = w cluster_m + r, and the finisher CTA (w, r) reads the slots
+// Clusters of 2 or 4 (cluster_m): the worker is the cluster. Its CTAs walk the same units with
+// the same k-ranges, each on its own tile row of the cluster tile (rank r: tile row cluster_m c +
+// r), so the producers multicast B exactly as in a data-parallel tile (every stage of every CTA
+// gets A from its own CTA and one share of B from each). Slots and flags belong to CTAs: CTA (w, r)
+// uses slot and flags cta_slot(w, r) = w cluster_m + r, and the finisher CTA (w, r) reads the slots
 // (v, r) of its peer workers v: the same rank, so the same output rows. A CTA whose tile row (or
 // a warpgroup whose 64 rows) lies past m skips the handoff on both sides alike (contributor and
 // finisher have the same rank, so the same rows).

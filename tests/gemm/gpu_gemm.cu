@@ -782,6 +782,64 @@ std::vector<Case> all_cases() {
     c.tuning.max_ctas = cap, c.own_workspace = true, c.quick = true;
     streamk2(c, "workspace-cap" + std::to_string(cap));
   }
+  // Clusters of 4 (tuning.cluster_m = 4): four CTAs on adjacent tile rows share B, each loading
+  // its quarter (K-major B: block_n / 4 rows; MN-major B: its share of the 64-column atoms, none
+  // for two of the four CTAs of a 128-wide tile) and multicasting it to all four; every stage is
+  // released to all four producers. Every configuration that splits B four ways
+  // (gemm_config_supports_cluster), with B row-major where it may be and column-major, either A;
+  // tile rows that leave 1 .. 3 CTAs of the last cluster without rows (m = 1147: 9 rows; 300: 3;
+  // 129: 2, the second holding one row); grids capped to 1 .. 2 clusters (max_ctas counts CTAs:
+  // 4 and 8), so each CTA walks many tiles; stream-K with the same-rank slots of 4 CTAs; 2048^3.
+  for (int config = 0; config < tma::ops::kNumGemmConfigs; ++config)
+    for (MatrixLayout bl : kLayouts) {
+      const bool k_major_b = bl == MatrixLayout::kColMajor;
+      if (!k_major_b && tma::ops::gemm_config_needs_k_major_b(tma::ops::kGemmConfigs[config]))
+        continue;
+      if (!tma::ops::gemm_config_supports_cluster(tma::ops::kGemmConfigs[config], 4, k_major_b))
+        continue;
+      const std::string tag = "cfg" + std::to_string(config) + (k_major_b ? "-kb" : "-mb");
+      for (std::int64_t m : {1147, 300, 129})
+        for (int cap : {0, 4, 8}) {
+          if (cap != 0 && m != 1147) continue;
+          Case c{};
+          c.m = m, c.n = 600, c.k = 200;
+          c.a_layout = k_major_b ? MatrixLayout::kColMajor : MatrixLayout::kRowMajor;
+          c.b_layout = bl;
+          c.ab = DataType::kBFloat16, c.out = DataType::kFloat32, c.path = Path::kTma;
+          c.tuning.config = config, c.tuning.cluster_m = 4, c.tuning.max_ctas = cap;
+          c.quick = cap == 4 || m == 300;
+          add(c, "cl4/" + tag + "-m" + std::to_string(m) + "-cap" + std::to_string(cap));
+          c.k = 1500, c.tuning.stream_k = 2, c.quick = cap == 8;
+          add(c, "cl4/sk-" + tag + "-m" + std::to_string(m) + "-cap" + std::to_string(cap));
+        }
+      Case c{};
+      c.m = c.n = c.k = 2048;
+      c.a_layout = MatrixLayout::kRowMajor, c.b_layout = bl;
+      c.ab = DataType::kBFloat16, c.out = DataType::kBFloat16, c.path = Path::kTma;
+      c.tuning.config = config, c.tuning.cluster_m = 4;
+      add(c, "cl4/large-" + tag);
+    }
+  for (CMode mode : {CMode::kSeparate, CMode::kInPlace}) {
+    Case c{};
+    c.m = 1000, c.n = 777, c.k = 1111;
+    c.a_layout = MatrixLayout::kRowMajor, c.b_layout = MatrixLayout::kColMajor, c.pad = 8;
+    c.ab = DataType::kFloat16, c.out = DataType::kFloat16, c.path = Path::kTma;
+    c.alpha = 1.25f, c.beta = -0.75f, c.c_mode = mode, c.quick = mode == CMode::kInPlace;
+    c.tuning.cluster_m = 4;  // the plan's configuration among those that split B four ways
+    add(c, std::string("cl4/auto-beta") + (mode == CMode::kInPlace ? "-inplace" : ""));
+    c.tuning.stream_k = 2;
+    add(c, std::string("cl4/auto-sk-beta") + (mode == CMode::kInPlace ? "-inplace" : ""));
+  }
+  {
+    Case c{};
+    c.a_layout = MatrixLayout::kRowMajor, c.b_layout = MatrixLayout::kColMajor;
+    c.ab = DataType::kBFloat16, c.out = DataType::kBFloat16, c.path = Path::kTma;
+    c.m = 1024, c.n = 2112, c.k = 7168, c.tuning.cluster_m = 4, c.tuning.stream_k = 2;
+    add(c, "cl4/llm-sk");
+    c.m = 1147, c.n = 777, c.k = 1111, c.tuning.max_ctas = 8, c.own_workspace = true;
+    c.quick = true;
+    add(c, "cl4/workspace-cap8");
+  }
   return cases;
 }
 

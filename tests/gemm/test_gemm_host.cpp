@@ -72,7 +72,7 @@ TensorMapSpec operand_map(MatrixMajor major, int mn, int k, const void* base, in
 
 // Loads a tile of `rows` rows of MN at (mn0, k0) of an mn_total x k_total operand the way the
 // producer does (64 x 64 atoms; K-major with box_rows != 64: boxes of box_rows rows, the row-box
-// B of a 2-CTA cluster's two halves or one box), then reads it back through the descriptors of
+// B of a 2- or 4-CTA cluster's shares or one box), then reads it back through the descriptors of
 // every K step.
 void check_operand(MatrixMajor major, int rows, int mn_total, int k_total, int mn0, int k0,
                    int box_rows = 64) {
@@ -138,6 +138,9 @@ TEST(GemmLayout, KMajorOperandMatchesTma) {
   for (const int block_n : {256, 240, 224, 192, 176, 128}) {
     check_operand(MatrixMajor::kK, block_n, 700, 128, block_n, 64, block_n);
     check_operand(MatrixMajor::kK, block_n, 700, 128, 2 * block_n, 0, block_n / 2);
+    // A 4-CTA cluster's quarters (gemm_config_supports_cluster: block_n a multiple of 32).
+    if (block_n % 32 == 0)
+      check_operand(MatrixMajor::kK, block_n, 700, 128, 2 * block_n, 0, block_n / 4);
   }
 }
 
@@ -618,11 +621,11 @@ void check_cluster_schedule(std::int32_t tiles_m, std::int32_t tiles_n, std::int
         sk::raster_tile(u.tile, cluster_rows, tiles_n, group, r, cluster_m, tm, tn);
         ASSERT_GE(tn, 0);
         ASSERT_LT(tn, tiles_n);
-        ASSERT_EQ(tm % cluster_m, r) << "rank r takes tile row 2 c + r";
+        ASSERT_EQ(tm % cluster_m, r) << "rank r takes tile row cluster_m c + r";
         ASSERT_LT(tm, cluster_rows * cluster_m);
         if (tm >= tiles_m) {
-          ASSERT_TRUE(r == 1 && tiles_m % 2 == 1 && tm == tiles_m)
-              << "only the second CTA of the last cluster row may lie past the last tile row";
+          ASSERT_TRUE(r > 0 && tiles_m % cluster_m != 0 && tm / cluster_m == cluster_rows - 1)
+              << "only CTAs of the last cluster row may lie past the last tile row";
           continue;
         }
         const std::size_t o = out_tile(tm, tn);
@@ -709,7 +712,7 @@ TEST(GemmStreamK, ClusterSchedulesCoverEveryOutputTileOnceWithoutDeadlock) {
     for (std::int32_t tiles_n : kTilesN)
       for (std::int32_t k : kK)
         for (std::int32_t workers : kWorkers)
-          for (int cluster_m : {1, 2})
+          for (int cluster_m : {1, 2, 4})
             for (std::int32_t group : kGroups)
               for (bool split : {false, true}) {
                 check_cluster_schedule(tiles_m, tiles_n, k, workers, cluster_m, group, split);
@@ -769,13 +772,13 @@ TEST(GemmSchedule, FastDivIsExactBelow2To31) {
 }
 
 // raster_tile (prepared divisors) against the grouped raster written with plain division, for
-// groups smaller than, equal to and larger than the cluster rows, clusters of 1 and 2; odd groups
-// walk their columns backwards. Every (row, column) once: the raster is a bijection.
+// groups smaller than, equal to and larger than the cluster rows, clusters of 1, 2 and 4; odd
+// groups walk their columns backwards. Every (row, column) once: the raster is a bijection.
 TEST(GemmStreamK, RasterMatchesPlainDivision) {
   for (std::int32_t cluster_rows : {1, 2, 3, 5, 8, 9, 16, 33, 64, 127})
     for (std::int32_t tiles_n : {1, 2, 7, 28, 41, 86})
       for (std::int32_t group : {1, 2, 3, 4, 8, 16, 1000})
-        for (int cluster_m : {1, 2}) {
+        for (int cluster_m : {1, 2, 4}) {
           const sk::Raster g = sk::make_raster(cluster_rows, tiles_n, group);
           std::vector<int> seen(static_cast<std::size_t>(cluster_rows * tiles_n), 0);
           for (std::int32_t t = 0; t < cluster_rows * tiles_n; ++t) {
@@ -957,6 +960,36 @@ TEST(GemmPlan, ShortKManyWavesTakeThePingPong) {
   req = plan::PlanRequest{};
   req.stream_k = 1;  // data-parallel forced: the rule's choice is data-parallel anyway
   EXPECT_EQ(plan::choose_plan(8192, 7168, 2048, 132, req).config, plan::kWidePingPongConfig);
+}
+
+TEST(GemmPlan, ClustersOfFourTakeOnlyWidthsThatSplitBFourWays) {
+  // tuning.cluster_m = 4 (not a heuristic choice): the plan's configuration, split or not, is one
+  // whose B tile splits into four shares on swizzle repeats (gemm_config_supports_cluster), also
+  // where the plan would otherwise pick 128 x 176 or 128 x 240 (N = 2112, 11008).
+  for (const bool k_major_b : {true, false})
+    for (const auto& [m, n, k] : {std::array<std::int64_t, 3>{1024, 2112, 7168},
+                                  std::array<std::int64_t, 3>{4096, 2112, 7168},
+                                  std::array<std::int64_t, 3>{1024, 11008, 4096},
+                                  std::array<std::int64_t, 3>{8192, 7168, 2048},
+                                  std::array<std::int64_t, 3>{2048, 2048, 2048},
+                                  std::array<std::int64_t, 3>{128, 4096, 4096}}) {
+      plan::PlanRequest req;
+      req.cluster_m = 4;
+      req.k_major_b = k_major_b;
+      for (const int stream_k : {0, 1, 2}) {
+        req.stream_k = stream_k;
+        const plan::GemmChoice c = plan::choose_plan(m, n, k, 132, req);
+        EXPECT_EQ(c.cluster_m, 4) << m << " x " << n << " x " << k;
+        EXPECT_TRUE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[c.config], 4, k_major_b))
+            << m << " x " << n << " x " << k << ": config " << c.config;
+        EXPECT_TRUE(k_major_b || !ops::gemm_config_needs_k_major_b(ops::kGemmConfigs[c.config]));
+      }
+    }
+  EXPECT_TRUE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[0], 4, true));
+  EXPECT_FALSE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[6], 4, true));  // 176
+  EXPECT_FALSE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[5], 4, true));  // 240
+  EXPECT_TRUE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[3], 4, false));  // 3 atoms
+  EXPECT_FALSE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[0], 3, false));
 }
 
 TEST(GemmPlan, KHeavyWellFilledShapesNeverSplit) {
@@ -1204,6 +1237,19 @@ TEST(GemmArgs, RejectsBadTuning) {
   EXPECT_EQ(error_of([&] { ops::gemm_tuned(g, nullptr, ops::Path::kOrdinary, t); }),
             "tma::ops::gemm: tuning.cluster_m = 2 needs Path::kTma: the ordinary path has no "
             "multicast; use cluster_m = 0 or 1");
+  t.cluster_m = 3;
+  EXPECT_EQ(error_of([&] { ops::gemm_tuned(g, nullptr, ops::Path::kTma, t); }),
+            "tma::ops::gemm: tuning.cluster_m = 3 is not 0 (choose), 1, 2 or 4: the kernel "
+            "multicasts B within clusters of 1, 2 or 4 CTAs along M");
+  // Clusters of 4 split a K-major B tile four ways on 1024-byte swizzle repeats: not 176 / 240.
+  t.cluster_m = 4;
+  t.config = 6;
+  g.b_layout = ops::MatrixLayout::kColMajor;
+  EXPECT_EQ(error_of([&] { ops::gemm_tuned(g, nullptr, ops::Path::kTma, t); }),
+            "tma::ops::gemm: tuning.config = 6 (128 x 176 tiles) with a column-major B does not "
+            "run in clusters of 4: each CTA's 176 / 4 rows of B must be a multiple of 8 (a "
+            "1024-byte swizzle repeat); use cluster_m = 1 or 2, or block_n 128, 192, 224 or 256");
+  g = valid_args();
   // A wide ping-pong configuration (128 x 176, a row-box width: B column-major) on the ordinary
   // path: no kernel there.
   t = {};

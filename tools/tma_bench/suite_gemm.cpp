@@ -19,6 +19,7 @@
 
 #include <cstdio>
 #include <functional>
+#include <iterator>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -40,8 +41,13 @@ constexpr std::size_t kCublasWorkspaceBytes = std::size_t{32} << 20;
 constexpr int kHeuristicAlgos = 8;
 constexpr int kTrialWarmup = 2;
 constexpr int kTrialReps = 5;
-// Cluster sizes --sweep tries (GemmTuning::cluster_m).
-constexpr int kSweepClusters[] = {1, 2};
+// Cluster sizes --sweep tries (GemmTuning::cluster_m; 4 only with the configurations that split
+// B four ways: ops::gemm_config_supports_cluster).
+constexpr int kSweepClusters[] = {1, 2, 4};
+
+bool sweeps(int config, int cluster, const GemmDims& g) {
+  return ops::gemm_config_supports_cluster(ops::kGemmConfigs[config], cluster, !g.b_row_major);
+}
 
 // ---- cases -----------------------------------------------------------------------------------
 
@@ -325,6 +331,7 @@ CaseResult run_gemm(const Case& c, Runner& r) {
     for (int config = -1; config < ops::kNumGemmConfigs; ++config) {
       for (const int cluster : kSweepClusters) {
         if (cluster > 1 && path != ops::Path::kTma) continue;  // no multicast on that path
+        if (config >= 0 && !sweeps(config, cluster, *c.gemm)) continue;
         if (config >= 0 && path != ops::Path::kTma &&
             ops::gemm_config_tma_only(ops::kGemmConfigs[config]))
           continue;  // no ordinary-path kernel
@@ -353,7 +360,8 @@ CaseResult run_gemm(const Case& c, Runner& r) {
   std::vector<Impl> impls;
   // What gemm_tuned chose for each of ours, known after the first launch (stable storage: the
   // launches capture pointers into it).
-  std::vector<std::optional<ops::GemmPlan>> plans(2 + 4 * ops::kNumGemmConfigs);
+  std::vector<std::optional<ops::GemmPlan>> plans(2 + 2 * std::size(kSweepClusters) *
+                                                          ops::kNumGemmConfigs);
   std::vector<std::pair<std::size_t, ops::Path>> plan_of;  // impls index -> (plans index, path)
   auto ours = [&](std::string name, Role role, ops::Path path, ops::GemmTuning tuning) {
     if (r.options().no_pdl) tuning.pdl = false;
@@ -378,6 +386,7 @@ CaseResult run_gemm(const Case& c, Runner& r) {
   if (r.options().sweep) {
     for (int config = 0; config < ops::kNumGemmConfigs; ++config) {
       for (const int cluster : kSweepClusters) {
+        if (!sweeps(config, cluster, *c.gemm)) continue;
         ops::GemmTuning t;
         t.config = config;
         t.cluster_m = cluster;
@@ -385,14 +394,17 @@ CaseResult run_gemm(const Case& c, Runner& r) {
         ours("tma_cfg" + std::to_string(config) + "_cl" + std::to_string(cluster), Role::kVariant,
              ops::Path::kTma, t);
       }
-      // Stream-K forced: clusters of 1 (_sk) and of 2 (_sk2: B multicast as data-parallel).
+      // Stream-K forced: clusters of 1 (_sk), 2 and 4 (_sk2, _sk4: B multicast as
+      // data-parallel).
       for (const int cluster : kSweepClusters) {
+        if (!sweeps(config, cluster, *c.gemm)) continue;
         ops::GemmTuning t;
         t.config = config;
         t.cluster_m = cluster;
         t.stream_k = 2;
-        ours("tma_cfg" + std::to_string(config) + (cluster == 1 ? "_sk" : "_sk2"), Role::kVariant,
-             ops::Path::kTma, t);
+        ours("tma_cfg" + std::to_string(config) +
+                 (cluster == 1 ? std::string("_sk") : "_sk" + std::to_string(cluster)),
+             Role::kVariant, ops::Path::kTma, t);
       }
     }
   }

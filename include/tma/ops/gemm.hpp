@@ -164,6 +164,17 @@ constexpr bool gemm_config_needs_k_major_b(const GemmConfig& c) {
   return c.block_n % 64 != 0;
 }
 
+// Whether configuration `c` runs in clusters of `cluster_m` CTAs (1, 2 or 4; GemmTuning::cluster_m)
+// with a B of this major-ness. The CTAs of a cluster share the B tile, each loading its share and
+// multicasting it to all: a K-major B as block_n / cluster_m rows, each share starting on a
+// 1024-byte swizzle repeat (8 rows of 128 B), so block_n must be a multiple of 8 x cluster_m (in
+// clusters of 4: 128, 192, 224, 256, not 176 or 240); an MN-major B's 64-column atoms are dealt
+// out over the CTAs (a CTA may get none).
+constexpr bool gemm_config_supports_cluster(const GemmConfig& c, int cluster_m, bool k_major_b) {
+  if (cluster_m != 1 && cluster_m != 2 && cluster_m != 4) return false;
+  return !k_major_b || c.block_n % (8 * cluster_m) == 0;
+}
+
 // Whether configuration `c` runs on Path::kTma only: a wide ping-pong tile (176 accumulators per
 // consumer thread) leaves the ordinary path's epilogue (bounds-checked stores from registers) too
 // few registers (ptxas spills 160 B). gemm() does not choose it for the ordinary path; naming it in
@@ -175,13 +186,14 @@ constexpr bool gemm_config_tma_only(const GemmConfig& c) {
 // Run-time choices; 0 or -1 leaves the choice to gemm()'s heuristics.
 struct GemmTuning {
   int config = -1;       // index into kGemmConfigs
-  int cluster_m = 0;     // CTAs per cluster along M sharing (multicasting) the B tile: 1 or 2
+  int cluster_m = 0;     // CTAs per cluster along M sharing (multicasting) the B tile: 1, 2 or 4
+                         // (4: gemm_config_supports_cluster; fewer SMs may host clusters of 4)
   int raster_group = 0;  // tile rows (in clusters) per group of the grouped raster, >= 1
                          // (odd groups walk their tile columns backwards)
   int max_ctas = 0;      // cap on the persistent grid (0: as many as fit on the GPU)
   // Stream-K: 0 = heuristic (src/ops/gemm_config.hpp: choose_plan), 1 = off (data-parallel
-  // tiles only), 2 = on (the last waves split along K). Any cluster size: a 2-CTA cluster splits
-  // its pair of tile rows alike and still multicasts B; cluster_m = 0 lets the heuristic choose
+  // tiles only), 2 = on (the last waves split along K). Any cluster size: a cluster splits its
+  // tile rows alike and still multicasts B; cluster_m = 0 lets the heuristic choose
   // it (2 when there are tile rows to pair).
   int stream_k = 0;
   // Programmatic dependent launch: the kernel is launched with
