@@ -45,8 +45,14 @@ constexpr int kTrialReps = 5;
 // B four ways: ops::gemm_config_supports_cluster).
 constexpr int kSweepClusters[] = {1, 2, 4};
 
+// Whether --sweep (and the workspace sizing for it) tries `config` in clusters of `cluster` for
+// this case's B: not the widths that need a column-major B with a row-major one
+// (ops::gemm_config_needs_k_major_b; tma::ops::gemm rejects them), nor clusters the width does
+// not split into.
 bool sweeps(int config, int cluster, const GemmDims& g) {
-  return ops::gemm_config_supports_cluster(ops::kGemmConfigs[config], cluster, !g.b_row_major);
+  const ops::GemmConfig& c = ops::kGemmConfigs[config];
+  if (g.b_row_major && ops::gemm_config_needs_k_major_b(c)) return false;
+  return ops::gemm_config_supports_cluster(c, cluster, !g.b_row_major);
 }
 
 // ---- cases -----------------------------------------------------------------------------------
