@@ -260,8 +260,7 @@ inline double tile_time(int config) {
 // Whether the plan may choose `config` for a B of this major-ness (gemm_config_needs_k_major_b)
 // in clusters of cluster_m CTAs (gemm_config_supports_cluster).
 inline bool config_allowed(int config, bool k_major_b, int cluster_m = 1) {
-  return (k_major_b || !::tma::ops::gemm_config_needs_k_major_b(kGemmConfigs[config])) &&
-         ::tma::ops::gemm_config_supports_cluster(kGemmConfigs[config], cluster_m, k_major_b);
+  return ::tma::ops::gemm_config_allowed(kGemmConfigs[config], cluster_m, k_major_b);
 }
 inline int choose_config(std::int64_t m, std::int64_t n, int sm_count, bool k_major_b = true,
                          int cluster_m = 1) {

@@ -793,10 +793,7 @@ std::vector<Case> all_cases() {
   for (int config = 0; config < tma::ops::kNumGemmConfigs; ++config)
     for (MatrixLayout bl : kLayouts) {
       const bool k_major_b = bl == MatrixLayout::kColMajor;
-      if (!k_major_b && tma::ops::gemm_config_needs_k_major_b(tma::ops::kGemmConfigs[config]))
-        continue;
-      if (!tma::ops::gemm_config_supports_cluster(tma::ops::kGemmConfigs[config], 4, k_major_b))
-        continue;
+      if (!tma::ops::gemm_config_allowed(tma::ops::kGemmConfigs[config], 4, k_major_b)) continue;
       const std::string tag = "cfg" + std::to_string(config) + (k_major_b ? "-kb" : "-mb");
       for (std::int64_t m : {1147, 300, 129})
         for (int cap : {0, 4, 8}) {

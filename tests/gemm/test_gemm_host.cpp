@@ -990,6 +990,11 @@ TEST(GemmPlan, ClustersOfFourTakeOnlyWidthsThatSplitBFourWays) {
   EXPECT_FALSE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[5], 4, true));  // 240
   EXPECT_TRUE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[3], 4, false));  // 3 atoms
   EXPECT_FALSE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[0], 3, false));
+  // Both rules together: what the plan chooses from and the bench sweeps.
+  EXPECT_TRUE(ops::gemm_config_allowed(ops::kGemmConfigs[0], 4, false));
+  EXPECT_FALSE(ops::gemm_config_allowed(ops::kGemmConfigs[6], 4, true));   // 176 / 4 rows
+  EXPECT_FALSE(ops::gemm_config_allowed(ops::kGemmConfigs[6], 1, false));  // needs a K-major B
+  EXPECT_TRUE(ops::gemm_config_allowed(ops::kGemmConfigs[6], 2, true));
 }
 
 TEST(GemmPlan, KHeavyWellFilledShapesNeverSplit) {

@@ -41,19 +41,9 @@ constexpr std::size_t kCublasWorkspaceBytes = std::size_t{32} << 20;
 constexpr int kHeuristicAlgos = 8;
 constexpr int kTrialWarmup = 2;
 constexpr int kTrialReps = 5;
-// Cluster sizes --sweep tries (GemmTuning::cluster_m; 4 only with the configurations that split
-// B four ways: ops::gemm_config_supports_cluster).
+// Cluster sizes --sweep tries (GemmTuning::cluster_m; each configuration only where
+// ops::gemm_config_allowed says it runs with the case's B).
 constexpr int kSweepClusters[] = {1, 2, 4};
-
-// Whether --sweep (and the workspace sizing for it) tries `config` in clusters of `cluster` for
-// this case's B: not the widths that need a column-major B with a row-major one
-// (ops::gemm_config_needs_k_major_b; tma::ops::gemm rejects them), nor clusters the width does
-// not split into.
-bool sweeps(int config, int cluster, const GemmDims& g) {
-  const ops::GemmConfig& c = ops::kGemmConfigs[config];
-  if (g.b_row_major && ops::gemm_config_needs_k_major_b(c)) return false;
-  return ops::gemm_config_supports_cluster(c, cluster, !g.b_row_major);
-}
 
 // ---- cases -----------------------------------------------------------------------------------
 
@@ -337,7 +327,9 @@ CaseResult run_gemm(const Case& c, Runner& r) {
     for (int config = -1; config < ops::kNumGemmConfigs; ++config) {
       for (const int cluster : kSweepClusters) {
         if (cluster > 1 && path != ops::Path::kTma) continue;  // no multicast on that path
-        if (config >= 0 && !sweeps(config, cluster, *c.gemm)) continue;
+        if (config >= 0 &&
+            !ops::gemm_config_allowed(ops::kGemmConfigs[config], cluster, !c.gemm->b_row_major))
+          continue;  // tma::ops::gemm would reject it
         if (config >= 0 && path != ops::Path::kTma &&
             ops::gemm_config_tma_only(ops::kGemmConfigs[config]))
           continue;  // no ordinary-path kernel
@@ -392,7 +384,8 @@ CaseResult run_gemm(const Case& c, Runner& r) {
   if (r.options().sweep) {
     for (int config = 0; config < ops::kNumGemmConfigs; ++config) {
       for (const int cluster : kSweepClusters) {
-        if (!sweeps(config, cluster, *c.gemm)) continue;
+        if (!ops::gemm_config_allowed(ops::kGemmConfigs[config], cluster, !c.gemm->b_row_major))
+          continue;
         ops::GemmTuning t;
         t.config = config;
         t.cluster_m = cluster;
@@ -403,7 +396,8 @@ CaseResult run_gemm(const Case& c, Runner& r) {
       // Stream-K forced: clusters of 1 (_sk), 2 and 4 (_sk2, _sk4: B multicast as
       // data-parallel).
       for (const int cluster : kSweepClusters) {
-        if (!sweeps(config, cluster, *c.gemm)) continue;
+        if (!ops::gemm_config_allowed(ops::kGemmConfigs[config], cluster, !c.gemm->b_row_major))
+          continue;
         ops::GemmTuning t;
         t.config = config;
         t.cluster_m = cluster;

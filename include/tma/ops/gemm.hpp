@@ -175,6 +175,14 @@ constexpr bool gemm_config_supports_cluster(const GemmConfig& c, int cluster_m, 
   return !k_major_b || c.block_n % (8 * cluster_m) == 0;
 }
 
+// Whether configuration `c` runs with a B of this major-ness in clusters of `cluster_m` CTAs: both
+// rules above (gemm_config_needs_k_major_b, gemm_config_supports_cluster). What gemm()'s plan may
+// choose from and what a GemmTuning may name (with Path::kTma; see gemm_config_tma_only).
+constexpr bool gemm_config_allowed(const GemmConfig& c, int cluster_m, bool k_major_b) {
+  return (k_major_b || !gemm_config_needs_k_major_b(c)) &&
+         gemm_config_supports_cluster(c, cluster_m, k_major_b);
+}
+
 // Whether configuration `c` runs on Path::kTma only: a wide ping-pong tile (176 accumulators per
 // consumer thread) leaves the ordinary path's epilogue (bounds-checked stores from registers) too
 // few registers (ptxas spills 160 B). gemm() does not choose it for the ordinary path; naming it in
