@@ -607,6 +607,7 @@ void gemm_tuned(const GemmArgs& g, cudaStream_t stream, Path path, const GemmTun
   d::Resolved r = d::resolve(g, path, tuning);
   d::Params& p = r.p;
   int ctas = 0;  // no main kernel when a row of D has fewer than 16 bytes (n_main == 0)
+  bool gpc_order = false;
   d::AsyncBuffer own;
   if (r.n_main > 0) {
     // a, b, c, d, c's and d's last-chunk maps; unused (zeros) on the ordinary path.
@@ -658,6 +659,11 @@ void gemm_tuned(const GemmArgs& g, cudaStream_t stream, Path path, const GemmTun
       p.sk_epoch = d::next_flag_epoch();  // no memset of the flags: gemm_schedule.hpp
     }
     const std::uint32_t smem = d::smem_bytes_for(r.config);
+    // Any permutation is correct; the GPC-aware one is faster (gemm_order.hpp).
+    const int classes = static_cast<int>(p.raster.rows.d);
+    gpc_order = path == Path::kTma && tuning.gpc_order &&
+                d::worker_order(p.worker_of, r.workers, r.cluster_m, smem, classes, stream);
+    if (!gpc_order) d::identity_order(p.worker_of);
     cudaLaunchAttribute attr[2];
     cudaLaunchConfig_t cfg = d::launch_config(r.cluster_m, smem, stream, attr, tuning.pdl);
     ctas = r.workers * r.cluster_m;
@@ -676,7 +682,8 @@ void gemm_tuned(const GemmArgs& g, cudaStream_t stream, Path path, const GemmTun
                      ctas,
                      static_cast<int>(g.n - r.n_main),
                      p.sched.sk_tiles,
-                     static_cast<std::size_t>(r.workspace_bytes)};
+                     static_cast<std::size_t>(r.workspace_bytes),
+                     gpc_order};
 }
 
 std::size_t gemm_workspace_bytes(const GemmArgs& args, Path path, const GemmTuning& tuning) {

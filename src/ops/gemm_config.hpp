@@ -11,6 +11,7 @@
 
 #include <cstdint>
 
+#include "gemm_order.hpp"
 #include "gemm_schedule.hpp"
 #include "plan.hpp"
 #include "tma/ops/gemm.hpp"
@@ -165,6 +166,10 @@ struct Params {
   // The tile order (gemm_schedule.hpp: raster_tile), its divisors prepared. Last: a field placed
   // before the pointers made config 7's 24-register producer spill (session 16).
   Raster raster;
+  // The worker (gemm_schedule.hpp) that cluster c (blockIdx.x / cluster_m) runs, for
+  // c < kWorkerMap (the identity past it): a permutation, GPC-aware on the TMA path
+  // (gemm_order.hpp), the identity otherwise. After the raster, for the same reason.
+  std::uint8_t worker_of[kWorkerMap];
 };
 
 // TMA_GEMM_TRACE builds: where role r (0 producer, 1 + w consumer warpgroup w) of CTA `cta`

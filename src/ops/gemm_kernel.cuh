@@ -55,6 +55,14 @@ namespace tma::ops::detail::gemm {
 
 enum class Role { kProducer, kConsumer };
 
+// The worker (gemm_schedule.hpp) this CTA's cluster runs: Params::worker_of of the cluster
+// (blockIdx.x / cluster_m, %clusterid.x; the block itself on the ordinary path, launched without
+// clusters), the cluster itself past the map. A constant-bank load, once per role.
+__device__ __forceinline__ int worker_of(const Params& p) {
+  const std::uint32_t c = cluster_id_x();
+  return c < static_cast<std::uint32_t>(kWorkerMap) ? p.worker_of[c] : static_cast<int>(c);
+}
+
 // The output tile of cluster tile `t` for the CTA of cluster rank `rank` (gemm_schedule.hpp's
 // grouped raster, which the host tests check).
 __device__ __forceinline__ void tile_of(const Params& p, int t, int rank, int cluster_m, int& tm,
@@ -106,7 +114,7 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
   const int b_first = (rank * Cfg::kAtomsB + cluster_m - 1) >> log2_cluster;
   const int b_count = (((rank + 1) * Cfg::kAtomsB + cluster_m - 1) >> log2_cluster) - b_first;
   PipelineState s = pipe.start();
-  Cursor cursor = schedule_start(p.sched, static_cast<int>(cluster_id_x()));
+  Cursor cursor = schedule_start(p.sched, worker_of(p));
   Unit u;
   // Few values live across the k-loop (a wide ping-pong configuration leaves this thread 24
   // registers: gemm_config.hpp): the unit's A row and B column, its rotated k-block and the count
@@ -241,7 +249,7 @@ __device__ __forceinline__ void produce_ordinary(Pipeline<Cfg::kStages>& pipe, u
   const int t = static_cast<int>(threadIdx.x);
   const std::uint32_t base = ptx::smem_addr(smem);
   PipelineState s = pipe.start();
-  Cursor cursor = schedule_start(p.sched, static_cast<int>(blockIdx.x));
+  Cursor cursor = schedule_start(p.sched, worker_of(p));
   Unit u;
   while (next_unit(p.sched, cursor, u)) {
     int tm, tn;
@@ -434,7 +442,7 @@ __device__ __forceinline__ int half_row0(int tm, int half) {
 // are those finish_unit publishes: rows below m (a CTA past the last tile row publishes none).
 // Trace builds stamp role 0's points 14 + half of the unit when a flag is set.
 __device__ __forceinline__ void publish_flags(const Params& p, int rank, int cluster_m) {
-  const int worker = static_cast<int>(cluster_id_x());  // the cluster: blockIdx.x / cluster_m
+  const int worker = worker_of(p);
   Cursor cursor = schedule_start(p.sched, worker);
   Unit u;
   int i = 0;
@@ -537,7 +545,7 @@ __device__ __forceinline__ void finish_unit(float (&acc)[Cfg::kHalves][Cfg::kAcc
                                             const EpilogueMaps& maps, const Params& p, int wgc,
                                             int first_atom, int rank, int cluster_m,
                                             EpilogueState& es) {
-  const int worker = static_cast<int>(cluster_id_x());  // the cluster: blockIdx.x / cluster_m
+  const int worker = worker_of(p);
 #pragma unroll
   for (int h = 0; h < Cfg::kHalves; ++h) {
     const int half = first_atom + h;  // rows 64 half .. 64 half + 63 of the tile
@@ -579,8 +587,8 @@ __device__ __forceinline__ void consume(Pipeline<Cfg::kStages>& pipe, unsigned c
   const std::uint32_t smem_base = ptx::smem_addr(smem);
   unsigned char* epi =
       smem + Cfg::kStages * Cfg::kStageBytes + wgc * Cfg::kEpiBuffers * kEpiBufferBytes;
-  const int first_atom = Cfg::kPingPong ? 0 : wgc;      // the tile's first 64-row half it holds
-  const int worker = static_cast<int>(cluster_id_x());  // the cluster: blockIdx.x / cluster_m
+  const int first_atom = Cfg::kPingPong ? 0 : wgc;  // the tile's first 64-row half it holds
+  const int worker = worker_of(p);
   float acc[Cfg::kHalves][Cfg::kAccumulators];
 #pragma unroll
   for (int h = 0; h < Cfg::kHalves; ++h) {

@@ -5,7 +5,9 @@
 // M = 1 and the N = 2112 LLM shapes, with clusters of 1 (streamk/) and 2 (streamk2/: odd tile-row
 // counts too); with a caller's workspace poisoned with 0xFF, which the op must not take for set
 // flags; run twice and compared bit for bit (the fixed summation order), the partial tiles
-// poisoned again between the runs and the first run's flags left in place).
+// poisoned again between the runs and the first run's flags left in place). Every TMA case runs
+// the GPC-aware worker order where the device could be measured (the case line says
+// "gpc-order"); the order-id/ cases run the identity (GemmTuning::gpc_order = false).
 //
 // Per case: fresh random inputs (values +-[0.5, 1.5), never zero, rounded to the input type); the
 // whole D allocation poisoned with 0xFF bytes (a NaN in bf16, fp16 and fp32) except, in place, the
@@ -416,9 +418,9 @@ bool run_case(const Case& c, std::uint64_t seed) {
   const double bound = bound_for(c);
   const bool ok =
       s.unwritten == 0 && s.padding_written == 0 && rel <= bound && std::isfinite(rel) && same_bits;
-  std::printf("%s %-44s rel %.2e (bound %.1e)  config %d cluster %d ctas %d sk-tiles %d",
+  std::printf("%s %-44s rel %.2e (bound %.1e)  config %d cluster %d ctas %d sk-tiles %d%s",
               ok ? "PASS" : "FAIL", c.name.c_str(), rel, bound, plan.config, plan.cluster_m,
-              plan.ctas, plan.stream_k_tiles);
+              plan.ctas, plan.stream_k_tiles, plan.gpc_order ? " gpc-order" : "");
   if (!same_bits) std::printf("  SECOND RUN DIFFERS (not deterministic)");
   if (s.unwritten)
     std::printf("  UNWRITTEN %llu elements (first at row %lld col %lld)", s.unwritten,
@@ -837,6 +839,21 @@ std::vector<Case> all_cases() {
     c.quick = true;
     add(c, "cl4/workspace-cap8");
   }
+  // The identity worker order (GemmTuning::gpc_order = false; every case above runs the
+  // GPC-aware order where the device was measured: gemm_order.hpp): data-parallel and stream-K,
+  // clusters of 1, 2 and 4.
+  for (int cluster : {0, 1, 4})
+    for (int sk : {1, 2}) {
+      Case c{};
+      c.m = cluster == 0 && sk == 1 ? 2048 : 1147;
+      c.n = cluster == 0 && sk == 1 ? 2048 : 777;
+      c.k = cluster == 0 && sk == 1 ? 2048 : 1111;
+      c.a_layout = MatrixLayout::kRowMajor, c.b_layout = MatrixLayout::kColMajor;
+      c.ab = DataType::kBFloat16, c.out = DataType::kBFloat16, c.path = Path::kTma;
+      c.tuning.cluster_m = cluster, c.tuning.stream_k = sk, c.tuning.gpc_order = false;
+      c.quick = cluster == 0 && sk == 2;
+      add(c, "order-id/cl" + std::to_string(cluster) + (sk == 2 ? "-sk" : "-dp"));
+    }
   return cases;
 }
 

@@ -22,12 +22,15 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <numeric>
 #include <random>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "gemm_config.hpp"    // src/ops: tma_store_columns
+#include "gemm_order.hpp"     // src/ops: the GPC-aware worker order
 #include "gemm_schedule.hpp"  // src/ops: the stream-K schedule
 #include "tma/device/wgmma_desc.hpp"
 #include "tma/host/error.hpp"
@@ -1219,6 +1222,205 @@ TEST(GemmArgs, RejectsPartialOverlapOfCAndD) {
   g.ldc = 256;
   const std::string e = error_of([&] { ops::gemm(g); });
   EXPECT_NE(e.find("without being the same matrix"), std::string::npos) << e;
+}
+
+// ---- The GPC-aware worker order (gemm_order.hpp) ----
+
+namespace gemm = ops::detail::gemm;
+
+// An H100 SXM as l2_merge printed it (sessions 17-23): seven GPCs, and 16 SMs that no cluster of
+// 16 reached (0, 1, 16, 17, 32, 33, 48, 49, 124-131), -1.
+std::vector<int> h100_gpc_of_sm() {
+  // GPC g (1 .. 7): SMs 2g + 16t and the next (t = 0 .. 3), 62 + 2g + 14t and the next
+  // (t = 0 .. 3); GPCs 6 and 7 also 120-121 and 122-123 (18 SMs).
+  std::vector<int> gpc(132, -1);
+  for (int g = 1; g <= 7; ++g)
+    for (int t = 0; t < 4; ++t) {
+      for (const int s : {2 * g + 16 * t, 62 + 2 * g + 14 * t})
+        gpc[s] = gpc[s + 1] = g;
+    }
+  gpc[120] = gpc[121] = 6;
+  gpc[122] = gpc[123] = 7;
+  return gpc;
+}
+
+// CTAs of clusters of 16 drawn from each GPC of `gpc` (none from its loose SMs, -1).
+std::vector<int> clusters_of_16(const std::vector<int>& gpc, std::mt19937& rng, int per_gpc) {
+  std::vector<int> out;
+  for (int g = 0; g < 16; ++g) {
+    std::vector<int> members;
+    for (int s = 0; s < static_cast<int>(gpc.size()); ++s)
+      if (gpc[s] == g) members.push_back(s);
+    if (members.size() < 16) continue;
+    for (int c = 0; c < per_gpc; ++c) {
+      std::shuffle(members.begin(), members.end(), rng);
+      out.insert(out.end(), members.begin(), members.begin() + 16);
+    }
+  }
+  return out;
+}
+
+TEST(GemmOrder, SmGroupsFindTheGpcsOfClusters) {
+  const std::vector<int> gpc = h100_gpc_of_sm();
+  std::map<int, int> sizes;
+  for (int g : gpc)
+    ++sizes[g];
+  // The layout above is the one l2_merge printed: 5 GPCs of 16, 2 of 18, 16 loose SMs.
+  EXPECT_EQ(sizes[-1], 16);
+  for (int g = 1; g <= 5; ++g)
+    EXPECT_EQ(sizes[g], 16) << g;
+  EXPECT_EQ(sizes[6], 18);
+  EXPECT_EQ(sizes[7], 18);
+  std::mt19937 rng(24);
+  const std::vector<int> found = gemm::sm_groups(clusters_of_16(gpc, rng, 8), 16, 132);
+  ASSERT_EQ(found.size(), 132u);
+  // The same partition, renumbered in order of each group's lowest SM; loose SMs -1.
+  std::map<int, int> relabel;
+  for (int s = 0; s < 132; ++s) {
+    if (gpc[s] < 0) {
+      EXPECT_EQ(found[s], -1) << "SM " << s;
+      continue;
+    }
+    const auto [at, fresh] = relabel.emplace(gpc[s], found[s]);
+    EXPECT_EQ(at->second, found[s]) << "SM " << s;
+    if (fresh) {
+      EXPECT_EQ(found[s], static_cast<int>(relabel.size()) - 1) << "SM " << s;
+    }
+  }
+  EXPECT_EQ(relabel.size(), 7u);
+  // Groups of fewer than kMinGroupSms SMs are loose: two clusters of 2 joining SMs 0-2.
+  const std::vector<int> small = gemm::sm_groups({0, 1, 1, 2}, 2, 8);
+  EXPECT_EQ(small, std::vector<int>(8, -1));
+  EXPECT_EQ(gemm::sm_groups({0, 1, 2, 3}, 4, 8), (std::vector<int>{0, 0, 0, 0, -1, -1, -1, -1}));
+  // Bad input: an SM out of range, a partial cluster.
+  EXPECT_TRUE(gemm::sm_groups({0, 8}, 2, 8).empty());
+  EXPECT_TRUE(gemm::sm_groups({0, -1}, 2, 8).empty());
+  EXPECT_TRUE(gemm::sm_groups({0, 1, 2}, 2, 8).empty());
+}
+
+TEST(GemmOrder, ClusterGroupsAcceptOnlyAOneWavePlacement) {
+  const std::vector<int> group = {0, 0, 1, 1, -1, -1, 0, 0};
+  EXPECT_EQ(gemm::cluster_groups({0, 1, 2, 3, 4, 5, 6, 7}, 2, group),
+            (std::vector<int>{0, 1, -1, 0}));
+  EXPECT_EQ(gemm::cluster_groups({6, 7, 0, 1}, 2, group), (std::vector<int>{0, 0}));
+  EXPECT_EQ(gemm::cluster_groups({2, 3, 4}, 1, group), (std::vector<int>{1, 1, -1}));
+  EXPECT_TRUE(gemm::cluster_groups({0, 1, 1, 0}, 2, group).empty());  // an SM twice
+  EXPECT_TRUE(gemm::cluster_groups({1, 2}, 2, group).empty());        // a cluster in two GPCs
+  EXPECT_TRUE(gemm::cluster_groups({0, 4}, 2, group).empty());        // one GPC, one loose
+  EXPECT_TRUE(gemm::cluster_groups({0, 9}, 2, group).empty());        // an SM out of range
+  EXPECT_TRUE(gemm::cluster_groups({0, 1, 2}, 2, group).empty());     // a partial cluster
+  EXPECT_TRUE(gemm::cluster_groups({}, 2, group).empty());
+}
+
+// perm is a permutation of 0 .. size - 1.
+void expect_bijection(const std::vector<int>& perm, const std::string& what) {
+  std::vector<int> sorted = perm;
+  std::sort(sorted.begin(), sorted.end());
+  for (std::size_t i = 0; i < sorted.size(); ++i)
+    ASSERT_EQ(sorted[i], static_cast<int>(i)) << what;
+}
+
+TEST(GemmOrder, H100PlacementGivesEachGpcOneResidueClass) {
+  // The H100's 66 clusters of 2 (one per TPC, sessions 17-23: both CTAs of a cluster on one TPC)
+  // in a shuffled order, with a raster group of 8 rows: every GPC (the loose SMs as one more)
+  // holds 8 or 9 clusters, and takes a class of its own.
+  const std::vector<int> gpc = h100_gpc_of_sm();
+  std::mt19937 rng(7);
+  const std::vector<int> groups = gemm::sm_groups(clusters_of_16(gpc, rng, 8), 16, 132);
+  std::vector<int> tpcs(66);
+  std::iota(tpcs.begin(), tpcs.end(), 0);
+  std::shuffle(tpcs.begin(), tpcs.end(), rng);
+  std::vector<int> sm_of_cta;
+  for (int t : tpcs) {
+    sm_of_cta.push_back(2 * t);
+    sm_of_cta.push_back(2 * t + 1);
+  }
+  const std::vector<int> cluster_group = gemm::cluster_groups(sm_of_cta, 2, groups);
+  ASSERT_EQ(cluster_group.size(), 66u);
+  const std::vector<int> perm = gemm::gpc_worker_order(cluster_group, 8);
+  ASSERT_EQ(perm.size(), 66u);
+  expect_bijection(perm, "H100");
+  std::map<int, std::set<int>> residues;
+  std::map<int, int> count;
+  for (int c = 0; c < 66; ++c) {
+    residues[cluster_group[c]].insert(perm[c] % 8);
+    ++count[cluster_group[c]];
+  }
+  ASSERT_EQ(residues.size(), 8u);
+  std::set<int> classes;
+  for (const auto& [g, r] : residues) {
+    EXPECT_EQ(r.size(), 1u) << "GPC " << g << " spans " << r.size() << " residue classes";
+    classes.insert(*r.begin());
+    // The two GPCs of 9 clusters hold the two classes of 9 workers (0 and 1 of 66 = 8 x 8 + 2).
+    if (count[g] == 9) {
+      EXPECT_LT(*r.begin(), 2) << "GPC " << g;
+    }
+  }
+  EXPECT_EQ(classes.size(), 8u);
+  // Workers are given in increasing order to the clusters of a group in increasing order.
+  for (const auto& [g, r] : residues) {
+    int last = -1;
+    for (int c = 0; c < 66; ++c)
+      if (cluster_group[c] == g) {
+        EXPECT_GT(perm[c], last) << "GPC " << g;
+        last = perm[c];
+      }
+  }
+}
+
+TEST(GemmOrder, WorkerOrderIsAlwaysABijection) {
+  std::mt19937 rng(2411);
+  for (int trial = 0; trial < 3000; ++trial) {
+    const int workers = 1 + static_cast<int>(rng() % gemm::kWorkerMap);
+    const int groups = 1 + static_cast<int>(rng() % 12);
+    const int classes = static_cast<int>(rng() % 20);
+    std::vector<int> cluster_group(static_cast<std::size_t>(workers));
+    for (int& g : cluster_group)
+      g = static_cast<int>(rng() % (groups + 1)) - 1;  // -1: loose
+    const std::vector<int> perm = gemm::gpc_worker_order(cluster_group, classes);
+    ASSERT_EQ(perm.size(), cluster_group.size());
+    expect_bijection(perm, "trial " + std::to_string(trial) + ": " + std::to_string(workers) +
+                               " workers, " + std::to_string(classes) + " classes");
+    if (classes < 2 || workers < 2) {
+      for (int c = 0; c < workers; ++c)
+        EXPECT_EQ(perm[c], c);
+      continue;
+    }
+    // A group strictly larger than every other one, and no larger than the smallest class, is
+    // the first to choose: it lies in one class.
+    std::map<int, int> count;
+    for (int g : cluster_group)
+      ++count[g];
+    int largest = 0, size = 0, second = 0;
+    for (const auto& [g, n] : count) {
+      if (n > size) {
+        second = size;
+        largest = g, size = n;
+      } else {
+        second = std::max(second, n);
+      }
+    }
+    const int used = std::min(classes, workers);
+    if (size > second && size <= workers / used) {
+      std::set<int> r;
+      for (int c = 0; c < workers; ++c)
+        if (cluster_group[c] == largest) r.insert(perm[c] % used);
+      EXPECT_EQ(r.size(), 1u) << "trial " << trial;
+    }
+  }
+  // The identity when there is nothing to gain.
+  EXPECT_EQ(gemm::gpc_worker_order({3, 3, 1}, 1), (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(gemm::gpc_worker_order({5}, 8), (std::vector<int>{0}));
+  EXPECT_TRUE(gemm::gpc_worker_order({}, 8).empty());
+  // Two GPCs of two clusters, classes of 2: each GPC gets one class.
+  EXPECT_EQ(gemm::gpc_worker_order({0, 1, 0, 1}, 2), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(gemm::gpc_worker_order({0, 0, 1, 1}, 2), (std::vector<int>{0, 2, 1, 3}));
+  // A GPC larger than its class: the extra cluster takes the worker nobody claimed.
+  EXPECT_EQ(gemm::gpc_worker_order({0, 0, 0, 1}, 2), (std::vector<int>{0, 2, 3, 1}));
+  std::array<std::uint8_t, gemm::kWorkerMap> id{};
+  gemm::identity_order(id.data());
+  for (int i = 0; i < gemm::kWorkerMap; ++i)
+    EXPECT_EQ(id[i], i);
 }
 
 TEST(GemmArgs, RejectsBadTuning) {

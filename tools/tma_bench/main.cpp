@@ -65,8 +65,9 @@ std::vector<const Suite*> selected_suites(const Options& o) {
     throw UsageError("unknown suite '" + o.command + "': use one of " + suite_names() + ", or all");
   }
   if (o.gemm_options_given && !o.command.empty() && o.command != "gemm") {
-    throw UsageError("--layout, --sweep and --no-pdl apply to the gemm suite only, not '" +
-                     o.command + "': run `tma-bench gemm ...` or drop them");
+    throw UsageError(
+        "--layout, --sweep, --no-pdl and --no-gpc-order apply to the gemm suite only, not '" +
+        o.command + "': run `tma-bench gemm ...` or drop them");
   }
   return out;
 }

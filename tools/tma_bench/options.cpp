@@ -50,6 +50,8 @@ gemm only:
   --sweep          also time every tile configuration x cluster size (tma::ops::kGemmConfigs)
   --no-pdl         launch tmakit's kernels without programmatic dependent launch
                    (GemmTuning::pdl = false; on by default, as in tma::ops::gemm)
+  --no-gpc-order   launch tmakit's kernels with the identity worker order
+                   (GemmTuning::gpc_order = false; on by default, as in tma::ops::gemm)
 
 Every case is verified first (random non-zero input, output poisoned with 0xA5, compared byte
 for byte with the input or a naive reference); a mismatch prints the first differing indices and
@@ -133,6 +135,9 @@ Options parse_options(int argc, char** argv) {
       o.gemm_options_given = true;
     } else if (a == "--no-pdl") {
       o.no_pdl = true;
+      o.gemm_options_given = true;
+    } else if (a == "--no-gpc-order") {
+      o.no_gpc_order = true;
       o.gemm_options_given = true;
     } else if (a == "--layout") {
       o.layout = need_value(i, argc, argv, a);

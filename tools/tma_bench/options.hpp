@@ -36,7 +36,8 @@ struct Options {
   // cluster size. gemm_options_given says one of them was typed (main refuses them elsewhere).
   std::string layout = "rc";
   bool sweep = false;
-  bool no_pdl = false;  // launch tmakit's GEMMs without programmatic dependent launch
+  bool no_gpc_order = false;  // launch tmakit's GEMMs with the identity worker order
+  bool no_pdl = false;        // launch tmakit's GEMMs without programmatic dependent launch
   bool gemm_options_given = false;
   std::string command_line;  // as typed, for the JSON record
 };

@@ -241,7 +241,7 @@ std::string plan_detail(ops::Path path, const ops::GemmPlan& p) {
          std::to_string(p.cluster_m) + ", raster group " + std::to_string(p.raster_group) + ", " +
          (p.stream_k_tiles > 0 ? "stream-K over " + std::to_string(p.stream_k_tiles) + " tiles, "
                                : std::string("data-parallel, ")) +
-         std::to_string(p.ctas) + " CTAs";
+         std::to_string(p.ctas) + " CTAs" + (p.gpc_order ? ", GPC-aware order" : "");
 }
 
 // cuBLASLt: each algorithm its heuristic offers, timed briefly on the case's buffers; the fastest
@@ -363,6 +363,7 @@ CaseResult run_gemm(const Case& c, Runner& r) {
   std::vector<std::pair<std::size_t, ops::Path>> plan_of;  // impls index -> (plans index, path)
   auto ours = [&](std::string name, Role role, ops::Path path, ops::GemmTuning tuning) {
     if (r.options().no_pdl) tuning.pdl = false;
+    if (r.options().no_gpc_order) tuning.gpc_order = false;
     const std::size_t slot = plan_of.size();
     std::optional<ops::GemmPlan>* plan = &plans.at(slot);
     auto launch = [&bufs, &r, plan, path, tuning](int set) {

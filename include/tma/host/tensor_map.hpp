@@ -79,6 +79,7 @@ struct DriverApi {
   PFN_cuTensorMapEncodeTiled_v12000 encode_tiled = nullptr;
   PFN_cuTensorMapEncodeIm2col_v12000 encode_im2col = nullptr;
   PFN_cuGetErrorName_v6000 error_name = nullptr;
+  PFN_cuCtxGetCurrent_v4000 ctx_current = nullptr;
   std::string problem;  // why a function is missing; empty when all were found
 };
 
@@ -117,7 +118,8 @@ inline const DriverApi& driver_api() {
     DriverApi a;
     for (std::string problem : {find_driver_function("cuTensorMapEncodeTiled", a.encode_tiled),
                                 find_driver_function("cuTensorMapEncodeIm2col", a.encode_im2col),
-                                find_driver_function("cuGetErrorName", a.error_name)}) {
+                                find_driver_function("cuGetErrorName", a.error_name),
+                                find_driver_function("cuCtxGetCurrent", a.ctx_current)}) {
       if (!problem.empty() && a.problem.empty()) a.problem = std::move(problem);
     }
     // Leave the runtime's last error as the caller had it: clear only what the lookup set.
@@ -178,9 +180,13 @@ inline int encode_unchecked(const TensorMapSpec& s, TensorMap* out) {
   }
   // The driver encodes only into a current context: without one it returns
   // CUDA_ERROR_INVALID_CONTEXT (seen on an H200 with driver 580). cudaFree(nullptr) makes the
-  // runtime's primary context of the current device current, as any kernel launch would; it is
-  // cheap once the context exists.
-  (void)cudaFree(nullptr);
+  // runtime's primary context of the current device current, as any kernel launch would. Only
+  // when no context is current: while a stream is being captured in cudaStreamCaptureModeGlobal,
+  // cudaFree is a forbidden call that invalidates the capture (session 24: a GEMM launched into a
+  // graph failed with cudaErrorStreamCaptureInvalidated), and a capture always has a context.
+  CUcontext current = nullptr;
+  if (api.ctx_current == nullptr || api.ctx_current(&current) != CUDA_SUCCESS || current == nullptr)
+    (void)cudaFree(nullptr);
   CUtensorMap map{};
   const auto dtype = static_cast<CUtensorMapDataType>(s.dtype);
   const auto interleave = static_cast<CUtensorMapInterleave>(s.interleave);

@@ -213,6 +213,16 @@ struct GemmTuning {
   // start): a next kernel launched with the attribute must itself wait before it reads D. Off:
   // plain stream order.
   bool pdl = true;
+  // GPC-aware worker order (Path::kTma): the persistent clusters that the GPU places in one GPC
+  // (graphics processing cluster) compute tiles of the same rows at the same time, so that the
+  // L2 merges their reads of A (+2-5% on H100 at K = 2048; docs/perf-log.md, session 24). The
+  // placement is measured at the first launch of each grid (device, cluster size, shared memory,
+  // CTA count): short kernels on a private stream after `stream`'s pending work, and a host
+  // wait for them (~1 ms). A launch inside a stream capture before that measurement uses the
+  // identity order (same results, a little slower): run one launch of the same shape outside the
+  // capture first. The results are the same with or without it, bit for bit. Off: the identity
+  // order, and no measurement.
+  bool gpc_order = true;
 };
 
 // What gemm_tuned() ran (after `tuning` overrides): the resolved choices.
@@ -224,6 +234,7 @@ struct GemmPlan {
   int edge_columns;    // D's last columns computed by the edge kernel (Path::kTma; < 16 B per row)
   int stream_k_tiles;  // tiles split along K (0: all tiles data-parallel)
   std::size_t workspace_bytes;  // the stream-K workspace this launch used (0: none)
+  bool gpc_order;               // the launch ran the GPC-aware worker order (GemmTuning::gpc_order)
 };
 
 // gemm() with explicit choices; throws tma::Error for an invalid tuning value as for any argument.
