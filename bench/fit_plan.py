@@ -34,8 +34,9 @@ new ones to score them. Session 6's sweep (bench/results/h200-2026-11-24-s6-gemm
 with --block-cost2 1.3 --block-cost1 1.6 --handoff 2 --gain 0.95. The binaries of sessions 6 and
 7 had the first 4 configurations (--configs 4); session 8 added the widths 224, 240 and 176
 (--configs 7); session 10 the 128 x 176 ping-pong (--configs 8, the default), which the plan
-chooses from session 20 on for K <= 2048 with at least 4 waves of its tiles (the binaries before
-that: --pingpong-waves 0).
+chooses from session 20 on for K <= 2048 with at least 4 waves of its tiles (--pingpong-rule s20;
+the binaries before that: --pingpong-rule off), and from session 24 on, with the 128 x 128
+ping-pong, for K <= 8192 (--pingpong-rule s24, the default).
 """
 
 import argparse
@@ -58,11 +59,20 @@ TILE192_TIME = 0.75
 TILE_FIT_GAIN = 0.95
 TILE176_RATE = 0.95
 MIN_STREAM_K_BLOCKS = 32
-# The short-K ping-pong rule (gemm_config.hpp: kWidePingPongConfig, kPingPongMaxKBlocks,
-# kPingPongMinWaves; session 20). --pingpong-waves 0: off (the binaries before session 20).
+# The ping-pong rule (gemm_config.hpp: kWidePingPongConfig, kNarrowPingPongConfig,
+# kPingPongMaxKBlocks, kPingPongMinHalfWaves, kPingPong176Time). --pingpong-rule s24 (the
+# default, session 24): config 7 or 2 for K <= 8192 with at least 3.5 waves and a column-major
+# B, the shorter by the wave model, when at least 3% shorter than the cooperative choice (in
+# waves x columns); s20: config 7 for K <= 2048 with at
+# least 4 waves (sessions 20-23); off: none (the binaries before session 20).
 WIDE_PINGPONG_CONFIG = 7
-PINGPONG_MAX_K_BLOCKS = 32
-PINGPONG_MIN_WAVES = [4]
+NARROW_PINGPONG_CONFIG = 2
+PINGPONG_RULE = ["s24"]
+PINGPONG_MAX_K_BLOCKS = {"s20": 32, "s24": 128}
+PINGPONG_176_TIME = 0.985
+PINGPONG_GAIN = 0.97
+# Whether the sweep's B was column-major (K-major; the default layout rc): the s24 rule needs it.
+K_MAJOR_B = [True]
 # How many configurations the binary had (--configs): the plan considers only those.
 CONFIGS = [len(CONFIG_BLOCK_N)]
 # The cost constants (gemm_schedule.hpp, gemm_config.hpp) as the source has them now.
@@ -148,11 +158,27 @@ def choose_plan(m, n, k, sms, c):
 
     dp_config = choose_config(m, n, sms)
     dp = (dp_config, choose_cluster_m(tiles_m, tiles_n(dp_config), sms), False)
-    pingpong = (WIDE_PINGPONG_CONFIG, 2, False)
-    if (PINGPONG_MIN_WAVES[0] > 0 and k_blocks <= PINGPONG_MAX_K_BLOCKS
-            and WIDE_PINGPONG_CONFIG < CONFIGS[0]
-            and tiles_of(pingpong) >= PINGPONG_MIN_WAVES[0] * workers_of(pingpong)):
-        return pingpong
+    rule = PINGPONG_RULE[0]
+    if rule == "s20" and k_blocks <= PINGPONG_MAX_K_BLOCKS[rule] and WIDE_PINGPONG_CONFIG < CONFIGS[0]:
+        pingpong = (WIDE_PINGPONG_CONFIG, 2, False)
+        if tiles_of(pingpong) >= 4 * workers_of(pingpong):
+            return pingpong
+    if rule == "s24" and k_blocks <= PINGPONG_MAX_K_BLOCKS[rule] and K_MAJOR_B[0]:
+        best_pp, t_pp = None, 0.0
+        for config in (WIDE_PINGPONG_CONFIG, NARROW_PINGPONG_CONFIG):
+            if config >= CONFIGS[0]:
+                continue
+            plan = (config, 2, False)
+            tiles, workers = tiles_of(plan), workers_of(plan)
+            if 2 * tiles < 7 * workers:
+                continue
+            per_column = PINGPONG_176_TIME if config == WIDE_PINGPONG_CONFIG else 1.0
+            t = cdiv(tiles, workers) * CONFIG_BLOCK_N[config] * per_column
+            if best_pp is None or t < t_pp:
+                best_pp, t_pp = plan, t
+        t_dp_columns = cdiv(tiles_of(dp), workers_of(dp)) * CONFIG_BLOCK_N[dp[0]]
+        if best_pp is not None and t_pp <= PINGPONG_GAIN * t_dp_columns:
+            return best_pp
     if k_blocks < MIN_STREAM_K_BLOCKS:
         return dp
 
@@ -198,6 +224,8 @@ def load(path):
                  if name.startswith("tma_cfg") and imp.get("median_ms")}
         if not times or "cublasLt" not in imps or "tma" not in imps:
             continue
+        # The layout (A then B, r / c): B column-major is K-major (the default rc).
+        K_MAJOR_B[0] = case.get("layout", "rc")[1:2] != "r"
         shapes.append({
             "m": case["m"], "n": case["n"], "k": case["k"], "times": times,
             "cublas": imps["cublasLt"]["median_ms"],
@@ -242,11 +270,12 @@ def main():
     ap.add_argument("--top", type=int, default=10)
     ap.add_argument("--configs", type=int, default=len(CONFIG_BLOCK_N),
                     help="configurations the sweep's binary had (4 before session 8)")
-    ap.add_argument("--pingpong-waves", type=int, default=PINGPONG_MIN_WAVES[0],
-                    help="the short-K ping-pong rule's minimum waves (0: off, before session 20)")
+    ap.add_argument("--pingpong-rule", choices=["s24", "s20", "off"], default=PINGPONG_RULE[0],
+                    help="the ping-pong rule: s24 (session 24 on), s20 (sessions 20-23), off "
+                    "(before session 20)")
     args = ap.parse_args()
     CONFIGS[0] = args.configs
-    PINGPONG_MIN_WAVES[0] = args.pingpong_waves
+    PINGPONG_RULE[0] = args.pingpong_rule
     c = {key: getattr(args, key) for key in DEFAULTS}
     sms, shapes = load(args.sweep)
     if not shapes:

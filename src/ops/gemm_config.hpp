@@ -348,14 +348,23 @@ struct GemmChoice {
   bool split;
 };
 
-// The short-K ping-pong rule of choose_plan: configuration 7 (128 x 176 ping-pong), K <= 2048,
-// at least 4 waves of its 2-CTA cluster tiles.
+// The ping-pong rule of choose_plan: configuration 7 (128 x 176 ping-pong) or 2 (128 x 128
+// ping-pong) in clusters of 2, data-parallel, for K <= 8192 with at least 3.5 waves of its 2-CTA
+// cluster tiles; of the two, the one the wave model gives the shorter time (waves x block_n,
+// the 176-wide tile's per-column time kPingPong176Time of the 128-wide one's); and only when
+// that time is no longer than the data-parallel cooperative choice's (waves x block_n).
 inline constexpr int kWidePingPongConfig = 7;
+inline constexpr int kNarrowPingPongConfig = 2;
 static_assert(kGemmConfigs[kWidePingPongConfig].pingpong &&
                   kGemmConfigs[kWidePingPongConfig].block_n == 176,
               "kWidePingPongConfig names the 128 x 176 ping-pong");
-inline constexpr std::int64_t kPingPongMaxKBlocks = 32;
-inline constexpr int kPingPongMinWaves = 4;
+static_assert(kGemmConfigs[kNarrowPingPongConfig].pingpong &&
+                  kGemmConfigs[kNarrowPingPongConfig].block_n == 128,
+              "kNarrowPingPongConfig names the 128 x 128 ping-pong");
+inline constexpr std::int64_t kPingPongMaxKBlocks = 128;
+inline constexpr int kPingPongMinHalfWaves = 7;  // 3.5 waves
+inline constexpr double kPingPong176Time = 0.985;
+inline constexpr double kPingPongGain = 0.97;
 
 // The launch plan for an m x n x k product on sm_count SMs (one CTA per SM) under `req`: the
 // data-parallel plan (config by the wave model, cluster by choose_cluster_m) unless stream-K is
@@ -395,22 +404,44 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
     const int w = sm_count / c.cluster_m;
     return static_cast<std::int32_t>(w > 0 ? w : 1);
   };
-  // Short K, many tiles: the 128 x 176 ping-pong in clusters of 2, data-parallel. With K <= 2048
-  // (kPingPongMaxKBlocks) a cooperative tile's epilogue is ~8% of its time (gemm_trace, session
-  // 19, H200: 2,235 of a 35,473-cycle period at 8192 x 7168 x 2048), and the ping-pong runs one
-  // warpgroup's epilogue under the other's k-loop; from 4 waves of its tiles on
-  // (kPingPongMinWaves), the narrower tile's idle last wave costs less than that. Measured
-  // (H100, session 20, docs/perf-log.md: tma-bench's default timing, six alternating rounds):
-  // 2048 / 4096 / 8192 / 16384 x 7168 x 2048 1.3 / 1.6 / 2.7 / 5.8% faster than the cooperative
-  // choice, all four above 0.95x cuBLASLt; 1024 x 7168 x 2048 (2.5 waves) and 2048^3 (1.5) are
-  // faster cooperative (tma-bench --sweep). The rule leaves a given configuration, clusters of
-  // 1, a forced split and the ordinary path alone.
-  if (req.config < 0 && req.may_cluster && (req.cluster_m == 0 || req.cluster_m == 2) &&
-      req.stream_k != 2 && k_blocks64 <= kPingPongMaxKBlocks &&
-      config_allowed(kWidePingPongConfig, req.k_major_b)) {
-    const GemmChoice pingpong{kWidePingPongConfig, 2, false};
-    if (tiles_of(pingpong) >= std::int64_t{kPingPongMinWaves} * workers_of(pingpong))
-      return pingpong;
+  // Many tiles, K <= 8192: a ping-pong configuration in clusters of 2, data-parallel. A
+  // cooperative tile's epilogue stalls its tensor cores (~8% of its time at K = 2048: gemm_trace,
+  // session 19, H200); the ping-pong runs one warpgroup's epilogue under the other's k-loop. Its
+  // narrower tiles read more bytes per FLOP from L2, which held the 128 x 128 one's k-loop at
+  // 552-583 cycles per k-block (peak 512) until the GPC-aware worker order (gemm_order.hpp) let
+  // the L2 merge the A reads of a GPC's clusters (522, session 23). Measured:
+  //   - session 20 (H100, tma-bench's default timing, six alternating rounds): 2048 / 4096 /
+  //     8192 / 16384 x 7168 x 2048 1.3 / 1.6 / 2.7 / 5.8% faster on config 7 than on the
+  //     cooperative choice; 1024 x 7168 x 2048 (2.5 waves) and 2048^3 faster cooperative;
+  //   - session 24 (H100, with the GPC order; two full sweeps, bench/results/
+  //     h100-2026-11-26-s24-gemm-sweep.json): with K = 4096 and 8192 a ping-pong beat the
+  //     cooperative choice on every shape of at least 3.5 waves, by up to 4% (config 2 where
+  //     176 wastes a tile column's share: N = 4096; config 7 elsewhere, 1-2% ahead per column);
+  //     with K = 11008 it did not (the epilogue's share is smaller).
+  // The rule leaves a given configuration, clusters of 1 or 4, a forced split and the ordinary
+  // path alone.
+  if (req.config < 0 && req.may_cluster && req.k_major_b &&
+      (req.cluster_m == 0 || req.cluster_m == 2) && req.stream_k != 2 &&
+      k_blocks64 <= kPingPongMaxKBlocks) {
+    GemmChoice pingpong{-1, 2, false};
+    double t_pingpong = 0;
+    for (const int config : {kWidePingPongConfig, kNarrowPingPongConfig}) {
+      if (!config_allowed(config, req.k_major_b)) continue;
+      const GemmChoice c{config, 2, false};
+      const std::int64_t tiles = tiles_of(c), workers = workers_of(c);
+      if (2 * tiles < kPingPongMinHalfWaves * workers) continue;
+      const double per_column = config == kWidePingPongConfig ? kPingPong176Time : 1.0;
+      const double t = static_cast<double>((tiles + workers - 1) / workers) *
+                       kGemmConfigs[config].block_n * per_column;
+      if (pingpong.config < 0 || t < t_pingpong) {
+        pingpong = c;
+        t_pingpong = t;
+      }
+    }
+    // ... when its waves leave at least 3% fewer columns idle than the cooperative choice's.
+    const double t_dp = static_cast<double>((tiles_of(dp) + workers_of(dp) - 1) / workers_of(dp)) *
+                        kGemmConfigs[dp.config].block_n;
+    if (pingpong.config >= 0 && t_pingpong <= kPingPongGain * t_dp) return pingpong;
   }
   if (req.stream_k == 1) return dp;
   // Forced split without a configuration: the 128 x 128 tiles (more, smaller pieces).
