@@ -1,6 +1,9 @@
-// tmakit ops: the GEMM's GPC-aware worker order, the device side: where the hardware puts the
-// persistent grid's clusters, measured once per device (gemm_order.hpp says why and what is done
-// with it).
+// tmakit ops: the GEMM's GPC-aware worker order, the device side: which SMs share a GPC (once
+// per device) and where the hardware puts the persistent grid's clusters (once per device, cluster
+// size, shared-memory size and grid size); gemm_order.hpp says why and what is done with it. The
+// first launch in a process that measures took 1.0-1.4 ms of host time (the GPC probe 0.3 ms,
+// a grid's placement 0.05 ms; H100, session 24: gpu_gemm_order reports them); later launches
+// look the result up (0.03 ms for the whole gemm_tuned).
 //
 // The probes never throw and never leave an error behind: a user's stream is only waited on, the
 // kernels run on a private non-blocking stream, every failure clears its (non-sticky) error with
@@ -76,12 +79,29 @@ struct RelaxedCapture {
   RelaxedCapture& operator=(const RelaxedCapture&) = delete;
 };
 
-// A private non-blocking stream that starts after `after`'s pending work; destroyed with its
-// allocations when it goes out of scope (after a wait for it).
+// The probes' device memory: kProbeInts ints per device, allocated (cudaMalloc) at the first probe
+// and kept for the process's life. Not a stream-ordered allocation: the first cudaMallocAsync of
+// a process initializes the device's default memory pool, which took 10.9 ms on the H100 (session
+// 24, against 0.08 ms later), and would touch a pool the caller may have configured; freeing a
+// cudaMalloc buffer would synchronize the device. The probes run one at a time (probe_mutex).
+constexpr int kProbeInts = 2048;  // >= 64 x 16 (GPC probe), kWorkerMap x 4 + 1 (placement)
+static_assert(kProbeInts >= kGpcProbeClusters * 16 && kProbeInts >= kWorkerMap * 4 + 1,
+              "the probe buffer holds the GPC probe's CTAs and the largest placement");
+std::mutex probe_mutex;
+int* probe_buffer() {
+  static std::map<int, int*> buffers;
+  int dev = 0;
+  if (!ok(cudaGetDevice(&dev))) return nullptr;
+  int*& p = buffers[dev];
+  if (p == nullptr && !ok(cudaMalloc(&p, sizeof(int) * kProbeInts))) p = nullptr;
+  return p;
+}
+
+// A private non-blocking stream that starts after `after`'s pending work; destroyed when it goes
+// out of scope (after a wait for it).
 struct ProbeStream {
   cudaStream_t s = nullptr;
   bool good = false;
-  void* mem = nullptr;
   explicit ProbeStream(cudaStream_t after) {
     if (!ok(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking))) return;
     cudaEvent_t e = nullptr;
@@ -89,14 +109,8 @@ struct ProbeStream {
     good = ok(cudaEventRecord(e, after)) && ok(cudaStreamWaitEvent(s, e, 0));
     (void)cudaEventDestroy(e);
   }
-  // `bytes` of device memory, stream-ordered (no device-wide synchronization as with cudaMalloc).
-  void* alloc(std::size_t bytes) {
-    if (!good || !ok(cudaMallocAsync(&mem, bytes, s))) good = false;
-    return good ? mem : nullptr;
-  }
   ~ProbeStream() {
     if (s == nullptr) return;
-    if (mem != nullptr) (void)cudaFreeAsync(mem, s);
     (void)ok(cudaStreamSynchronize(s));
     (void)cudaStreamDestroy(s);
   }
@@ -151,10 +165,11 @@ std::vector<int> probe_sm_groups(cudaStream_t stream) {
   if (!ok(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1)))
     cluster = 8;  // the portable maximum
   RelaxedCapture relaxed;
+  const std::lock_guard<std::mutex> lock(probe_mutex);
   ProbeStream ps(stream);
   const std::size_t count = static_cast<std::size_t>(kGpcProbeClusters) * cluster;
-  auto* d_sms = static_cast<int*>(ps.alloc(sizeof(int) * count));
-  if (d_sms == nullptr) return {};
+  int* d_sms = probe_buffer();
+  if (d_sms == nullptr || !ps.good) return {};
   long long spin = kGpcSpinCycles;
   void* args[] = {&d_sms, &spin};
   const std::vector<int> sm_of_cta =
@@ -187,11 +202,14 @@ int probe_max_clusters(int cluster_m, std::uint32_t smem) {
 std::vector<int> probe_placement(int clusters, int cluster_m, std::uint32_t smem,
                                  cudaStream_t stream) {
   if (clusters < 1 || cluster_m < 1 || clusters > probe_max_clusters(cluster_m, smem)) return {};
-  RelaxedCapture relaxed;
-  ProbeStream ps(stream);
   const std::size_t count = static_cast<std::size_t>(clusters) * cluster_m;
-  auto* mem = static_cast<int*>(ps.alloc(sizeof(int) * (count + 1)));
-  if (mem == nullptr || !ok(cudaMemsetAsync(mem + count, 0, sizeof(int), ps.s))) return {};
+  if (count + 1 > static_cast<std::size_t>(kProbeInts)) return {};
+  RelaxedCapture relaxed;
+  const std::lock_guard<std::mutex> lock(probe_mutex);
+  ProbeStream ps(stream);
+  int* mem = probe_buffer();
+  if (mem == nullptr || !ps.good || !ok(cudaMemsetAsync(mem + count, 0, sizeof(int), ps.s)))
+    return {};
   int* d_sms = mem;
   auto* arrived = reinterpret_cast<unsigned*>(mem + count);
   auto ctas = static_cast<unsigned>(count);

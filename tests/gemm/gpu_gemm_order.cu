@@ -12,12 +12,15 @@
 //   4. the plan's launches at 2048^3 (data-parallel) and 1024 x 2112 x 7168 (stream-K) run the
 //      GPC-aware order and give D bit for bit as the identity order does (the worker of a cluster
 //      changes which SM computes a tile, never how).
+// Also reported (INFO, not checked: timing): the host time of the first launch that measures and
+// of the next, and of the probes themselves.
 // Inputs are fresh random values (+-[0.5, 1.5), never zero), D is poisoned (0xFF, NaN) before
 // every launch. Exit 0 (all passed), 1 (a failure), 77 (no usable GPU: the reason is printed).
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -201,8 +204,20 @@ void capture_test() {
     const double rel = p.rel_error(graph_bits, 64);
     check(rel <= bound_for(p.k), fmt("the graph's D: rel %.2e <= %.2e", rel, bound_for(p.k)));
   }
-  const GemmPlan eager = launch(p, s, t);
+  // The host time of the first launch outside the capture (it measures the device: the GPC probe
+  // and this grid's placement) against the next one (looked up), reported.
   CHECK_CUDA(cudaStreamSynchronize(s));
+  const auto t0 = std::chrono::steady_clock::now();
+  const GemmPlan eager = launch(p, s, t);
+  const auto t1 = std::chrono::steady_clock::now();
+  CHECK_CUDA(cudaStreamSynchronize(s));
+  const auto t2 = std::chrono::steady_clock::now();
+  (void)launch(p, s, t);
+  const auto t3 = std::chrono::steady_clock::now();
+  CHECK_CUDA(cudaStreamSynchronize(s));
+  std::printf("INFO host time of gemm_tuned: %.3f ms the first time (measures), %.3f ms next\n",
+              std::chrono::duration<double, std::milli>(t1 - t0).count(),
+              std::chrono::duration<double, std::milli>(t3 - t2).count());
   const std::vector<std::uint16_t> eager_bits = p.result();
   check(eager.gpc_order, "the first launch outside a capture measures and runs the GPC order");
   check(eager_bits == graph_bits, "D is the same bits in either order");
@@ -215,7 +230,13 @@ void capture_test() {
 
 // 3: the probes.
 void probe_test(int sms) {
+  using Clock = std::chrono::steady_clock;
+  const auto ms = [](Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double, std::milli>(b - a).count();
+  };
+  const auto g0 = Clock::now();
   const std::vector<int> groups = gemm::probe_sm_groups(nullptr);
+  const auto g1 = Clock::now();
   check(static_cast<int>(groups.size()) == sms, "probe_sm_groups: one entry per SM");
   if (static_cast<int>(groups.size()) != sms) return;
   std::vector<int> size;
@@ -236,7 +257,11 @@ void probe_test(int sms) {
   check(size.size() >= 2, "the SMs form at least two groups (GPCs)");
   const std::uint32_t smem = 200 * 1024;  // one CTA per SM, as every GEMM configuration
   const int full = gemm::probe_max_clusters(2, smem);
+  const auto p0 = Clock::now();
   const std::vector<int> wave = gemm::probe_placement(full, 2, smem, nullptr);
+  const auto p1 = Clock::now();
+  std::printf("INFO host time: probe_sm_groups %.3f ms, probe_placement (%d clusters) %.3f ms\n",
+              ms(g0, g1), full, ms(p0, p1));
   const std::vector<int> cluster_group = gemm::cluster_groups(wave, 2, groups);
   check(full >= 1 && static_cast<int>(cluster_group.size()) == full,
         fmt("a wave of %d 2-CTA clusters: one CTA per SM, each cluster inside one group", full));
