@@ -71,6 +71,8 @@ PINGPONG_RULE = ["s24"]
 PINGPONG_MAX_K_BLOCKS = {"s20": 32, "s24": 128}
 PINGPONG_176_TIME = 0.985
 PINGPONG_GAIN = 0.97
+# The one-wave rule (session 24 on); --one-wave-rule off for the binaries before it.
+ONE_WAVE_RULE = [True]
 # Whether the sweep's B was column-major (K-major; the default layout rc): the s24 rule needs it.
 K_MAJOR_B = [True]
 # How many configurations the binary had (--configs): the plan considers only those.
@@ -179,6 +181,13 @@ def choose_plan(m, n, k, sms, c):
         t_dp_columns = cdiv(tiles_of(dp), workers_of(dp)) * CONFIG_BLOCK_N[dp[0]]
         if best_pp is not None and t_pp <= PINGPONG_GAIN * t_dp_columns:
             return best_pp
+    # The one-wave rule (gemm_config.hpp: kOneWaveNarrowMaxKBlocks; session 24): one wave of
+    # 128 x 256 tiles with K <= 2048 -> two waves of 128 x 128 tiles in clusters of 2.
+    if (ONE_WAVE_RULE[0] and dp[0] == 0 and k_blocks <= 32 and tiles_m >= 2
+            and tiles_of(dp) <= workers_of(dp)):
+        narrow = (1, 2, False)
+        if tiles_of(narrow) <= 2 * workers_of(narrow):
+            return narrow
     if k_blocks < MIN_STREAM_K_BLOCKS:
         return dp
 
@@ -273,7 +282,10 @@ def main():
     ap.add_argument("--pingpong-rule", choices=["s24", "s20", "off"], default=PINGPONG_RULE[0],
                     help="the ping-pong rule: s24 (session 24 on), s20 (sessions 20-23), off "
                     "(before session 20)")
+    ap.add_argument("--one-wave-rule", choices=["on", "off"], default="on",
+                    help="the one-wave rule (on from session 24's last build; off before)")
     args = ap.parse_args()
+    ONE_WAVE_RULE[0] = args.one_wave_rule == "on"
     CONFIGS[0] = args.configs
     PINGPONG_RULE[0] = args.pingpong_rule
     c = {key: getattr(args, key) for key in DEFAULTS}
