@@ -349,10 +349,11 @@ struct GemmChoice {
 };
 
 // The ping-pong rule of choose_plan: configuration 7 (128 x 176 ping-pong) or 2 (128 x 128
-// ping-pong) in clusters of 2, data-parallel, for K <= 8192 with at least 3.5 waves of its 2-CTA
-// cluster tiles; of the two, the one the wave model gives the shorter time (waves x block_n,
-// the 176-wide tile's per-column time kPingPong176Time of the 128-wide one's); and only when
-// that time is no longer than the data-parallel cooperative choice's (waves x block_n).
+// ping-pong) in clusters of 2, data-parallel, for K <= 8192 and a column-major B with at least
+// 3.5 waves of its 2-CTA cluster tiles; of the two, the one the wave model gives the shorter time
+// (waves x block_n, the 176-wide tile's per-column time kPingPong176Time of the 128-wide one's);
+// and only when that time is at most kPingPongGain of the cooperative data-parallel choice's
+// (waves x block_n).
 inline constexpr int kWidePingPongConfig = 7;
 inline constexpr int kNarrowPingPongConfig = 2;
 static_assert(kGemmConfigs[kWidePingPongConfig].pingpong &&
@@ -415,13 +416,15 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
   //   - session 20 (H100, tma-bench's default timing, six alternating rounds): 2048 / 4096 /
   //     8192 / 16384 x 7168 x 2048 1.3 / 1.6 / 2.7 / 5.8% faster on config 7 than on the
   //     cooperative choice; 1024 x 7168 x 2048 (2.5 waves) and 2048^3 faster cooperative;
-  //   - session 24 (H100, with the GPC order; two full sweeps, bench/results/
-  //     h100-2026-11-26-s24-gemm-sweep.json): with K = 4096 and 8192 a ping-pong beat the
-  //     cooperative choice on every shape of at least 3.5 waves, by up to 4% (config 2 where
-  //     176 wastes a tile column's share: N = 4096; config 7 elsewhere, 1-2% ahead per column);
-  //     with K = 11008 it did not (the epilogue's share is smaller).
-  // The rule leaves a given configuration, clusters of 1 or 4, a forced split and the ordinary
-  // path alone.
+  //   - session 24 (H100, with the GPC order; docs/perf-log.md items 6-8): in two full sweeps a
+  //     ping-pong beat the cooperative choice at K = 4096 and 8192 on every shape of 3.5+ waves
+  //     (config 2 where 176 wastes a tile column's share: N = 4096; config 7 elsewhere), not at
+  //     K = 11008. In tma-bench's default timing (the GPU at its 700 W cap, alternating rounds)
+  //     it won only where it fills the waves better (4096 x 11008 x 4096 +3.6-4.0%, 1024 x 11008
+  //     x 4096 +1.8-2.4%) and lost 1-2% where it ties (4096^3, 8192^3, N = 4096): it draws more
+  //     power per FLOP. Hence kPingPongGain. With a row-major B it lost 2-17% (10 shapes).
+  // The rule leaves a given configuration, clusters of 1 or 4, a forced split, a row-major B and
+  // the ordinary path alone.
   if (req.config < 0 && req.may_cluster && req.k_major_b &&
       (req.cluster_m == 0 || req.cluster_m == 2) && req.stream_k != 2 &&
       k_blocks64 <= kPingPongMaxKBlocks) {
