@@ -2,6 +2,7 @@
 #include "options.hpp"
 
 #include <charconv>
+#include <cstdio>
 #include <regex>
 
 namespace tma::bench {
@@ -52,6 +53,8 @@ gemm only:
                    (GemmTuning::pdl = false; on by default, as in tma::ops::gemm)
   --no-gpc-order   launch tmakit's kernels with the identity worker order
                    (GemmTuning::gpc_order = false; on by default, as in tma::ops::gemm)
+  --shapes LIST    time these products instead of the default set: MxNxK[,MxNxK...]
+                   (family "custom"), e.g. --shapes 2048x1536x2048,1024x4096x2048
 
 Every case is verified first (random non-zero input, output poisoned with 0xA5, compared byte
 for byte with the input or a naive reference); a mismatch prints the first differing indices and
@@ -85,6 +88,25 @@ std::int64_t parse_int(std::string_view text, std::string_view flag, std::int64_
 }
 
 }  // namespace
+
+std::vector<Options::GemmShape> parse_shapes(std::string_view text, std::string_view flag) {
+  std::vector<Options::GemmShape> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item(text.substr(start, comma - start));
+    long long v[3] = {0, 0, 0};
+    char tail = 0;
+    if (std::sscanf(item.c_str(), "%lldx%lldx%lld%c", &v[0], &v[1], &v[2], &tail) != 3 ||
+        v[0] < 1 || v[1] < 1 || v[2] < 1)
+      throw UsageError(std::string(flag) + " '" + item +
+                       "' is not M x N x K: write three positive integers joined by 'x', e.g. "
+                       "2048x1536x2048 (several joined by ',')");
+    out.push_back({v[0], v[1], v[2]});
+    start = comma + 1;
+  }
+  return out;
+}
 
 std::vector<std::size_t> default_sizes(bool quick) {
   if (quick) return {1 * kMiB, 4 * kMiB, 16 * kMiB};
@@ -138,6 +160,9 @@ Options parse_options(int argc, char** argv) {
       o.gemm_options_given = true;
     } else if (a == "--no-gpc-order") {
       o.no_gpc_order = true;
+      o.gemm_options_given = true;
+    } else if (a == "--shapes") {
+      o.shapes = parse_shapes(need_value(i, argc, argv, a), a);
       o.gemm_options_given = true;
     } else if (a == "--layout") {
       o.layout = need_value(i, argc, argv, a);

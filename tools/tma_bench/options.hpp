@@ -37,7 +37,12 @@ struct Options {
   std::string layout = "rc";
   bool sweep = false;
   bool no_gpc_order = false;  // launch tmakit's GEMMs with the identity worker order
-  bool no_pdl = false;        // launch tmakit's GEMMs without programmatic dependent launch
+  // --shapes: these M x N x K products instead of the default squares and LLM shapes.
+  struct GemmShape {
+    std::int64_t m, n, k;
+  };
+  std::vector<GemmShape> shapes;
+  bool no_pdl = false;  // launch tmakit's GEMMs without programmatic dependent launch
   bool gemm_options_given = false;
   std::string command_line;  // as typed, for the JSON record
 };
@@ -52,6 +57,8 @@ class UsageError : public std::runtime_error {
 std::vector<std::size_t> default_sizes(bool quick);
 // "64K", "1M", "1MiB", "4G", "4096" (bytes) -> bytes. Throws UsageError naming the flag.
 std::size_t parse_size(std::string_view text, std::string_view flag);
+// "2048x1536x2048,1024x4096x2048" -> shapes (each extent >= 1). Throws UsageError naming the flag.
+std::vector<Options::GemmShape> parse_shapes(std::string_view text, std::string_view flag);
 // Parses argv; throws UsageError.
 Options parse_options(int argc, char** argv);
 // The --help text.

@@ -64,6 +64,11 @@ std::vector<Case> gemm_cases(const Options& o) {
   const bool a_row = o.layout[0] == 'r';
   const bool b_row = o.layout[1] == 'r';
   std::vector<Case> cases;
+  if (!o.shapes.empty()) {  // --shapes: only these
+    for (const Options::GemmShape& s : o.shapes)
+      cases.push_back(make_case("custom", {s.m, s.n, s.k, a_row, b_row}, true));
+    return cases;
+  }
   for (const std::int64_t s : {1024, 2048, 4096, 8192, 16384})
     cases.push_back(make_case("square", {s, s, s, a_row, b_row}, s <= 4096));
   struct Projection {

@@ -181,6 +181,17 @@ TEST(Options, GemmFlags) {
   EXPECT_TRUE(o.gemm_options_given);
   const char* bad[] = {"tma-bench", "gemm", "--layout", "rx"};
   EXPECT_THROW(parse_options(4, const_cast<char**>(bad)), UsageError);
+  const char* shapes[] = {"tma-bench", "gemm", "--shapes", "2048x1536x2048,7x8x9"};
+  const Options s = parse_options(4, const_cast<char**>(shapes));
+  ASSERT_EQ(s.shapes.size(), 2u);
+  EXPECT_EQ(s.shapes[0].m, 2048);
+  EXPECT_EQ(s.shapes[0].n, 1536);
+  EXPECT_EQ(s.shapes[0].k, 2048);
+  EXPECT_EQ(s.shapes[1].k, 9);
+  for (const char* text : {"2048x1536", "0x8x9", "2x3x4y", "2x3x4,", "axbxc"}) {
+    const char* argv_bad[] = {"tma-bench", "gemm", "--shapes", text};
+    EXPECT_THROW(parse_options(4, const_cast<char**>(argv_bad)), UsageError) << text;
+  }
 }
 
 // A verified, timed implementation of `c` that took `ms`.
