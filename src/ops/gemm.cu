@@ -661,9 +661,12 @@ void gemm_tuned(const GemmArgs& g, cudaStream_t stream, Path path, const GemmTun
     const std::uint32_t smem = d::smem_bytes_for(r.config);
     // Any permutation is correct; the GPC-aware one is faster (gemm_order.hpp).
     const int classes = static_cast<int>(p.raster.rows.d);
-    gpc_order = path == Path::kTma && tuning.gpc_order &&
-                d::worker_order(p.worker_of, r.workers, r.cluster_m, smem, classes, stream);
-    if (!gpc_order) d::identity_order(p.worker_of);
+    if (path == Path::kTma && tuning.gpc_order) {
+      // The identity where it returns false.
+      gpc_order = d::worker_order(p.worker_of, r.workers, r.cluster_m, smem, classes, stream);
+    } else {
+      d::identity_order(p.worker_of);
+    }
     cudaLaunchAttribute attr[2];
     cudaLaunchConfig_t cfg = d::launch_config(r.cluster_m, smem, stream, attr, tuning.pdl);
     ctas = r.workers * r.cluster_m;

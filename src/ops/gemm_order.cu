@@ -118,9 +118,9 @@ struct ProbeStream {
   ProbeStream& operator=(const ProbeStream&) = delete;
 };
 
-bool launch_clusters(const void* kernel, int clusters, int cluster, int threads, std::size_t smem,
-                     cudaStream_t stream, void** args) {
-  cudaLaunchAttribute attr[1];
+// A 1-D launch of `clusters` clusters of `cluster` CTAs; `attr` (one entry) must outlive it.
+cudaLaunchConfig_t cluster_config(int clusters, int cluster, int threads, std::size_t smem,
+                                  cudaStream_t stream, cudaLaunchAttribute* attr) {
   attr[0].id = cudaLaunchAttributeClusterDimension;
   attr[0].val.clusterDim.x = static_cast<unsigned>(cluster);
   attr[0].val.clusterDim.y = 1;
@@ -132,6 +132,13 @@ bool launch_clusters(const void* kernel, int clusters, int cluster, int threads,
   cfg.stream = stream;
   cfg.attrs = attr;
   cfg.numAttrs = 1;
+  return cfg;
+}
+
+bool launch_clusters(const void* kernel, int clusters, int cluster, int threads, std::size_t smem,
+                     cudaStream_t stream, void** args) {
+  cudaLaunchAttribute attr[1];
+  const cudaLaunchConfig_t cfg = cluster_config(clusters, cluster, threads, smem, stream, attr);
   return ok(cudaLaunchKernelExC(&cfg, kernel, args));
 }
 
@@ -184,16 +191,7 @@ int probe_max_clusters(int cluster_m, std::uint32_t smem) {
                                static_cast<int>(smem))))
     return 0;
   cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = static_cast<unsigned>(cluster_m);
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(static_cast<unsigned>(cluster_m));
-  cfg.blockDim = dim3(kThreads);
-  cfg.dynamicSmemBytes = smem;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
+  const cudaLaunchConfig_t cfg = cluster_config(1, cluster_m, kThreads, smem, nullptr, attr);
   int clusters = 0;
   if (!ok(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg))) return 0;
   return clusters;

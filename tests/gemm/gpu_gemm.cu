@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "gemm_schedule.hpp"
+#include "gpu_skip.hpp"
 #include "tma/host/error.hpp"
 #include "tma/ops/gemm.hpp"
 
@@ -56,7 +57,6 @@ using tma::ops::GemmTuning;
 using tma::ops::MatrixLayout;
 using tma::ops::Path;
 
-constexpr int kSkip = 77;
 // A launch that has not finished after this long is a hang (the slowest case, 4096^3 through the
 // ordinary path under no sanitizer, takes milliseconds; the fp64 reference about a second).
 constexpr double kHangSeconds = 120.0;
@@ -890,21 +890,8 @@ int main(int argc, char** argv) {
     return 0;
   }
 
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    std::printf("SKIP gpu_gemm: no CUDA device (cudaGetDeviceCount: %s)\n",
-                cudaGetErrorString(cudaGetLastError()));
-    return kSkip;
-  }
   cudaDeviceProp prop{};
-  CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
-  if (prop.major != 9 || prop.minor != 0) {
-    std::printf(
-        "SKIP gpu_gemm: device 0 (%s) has compute capability %d.%d; the GEMM kernels are "
-        "built for sm_90a (H100 / H200)\n",
-        prop.name, prop.major, prop.minor);
-    return kSkip;
-  }
+  if (const int skip = tma::test::skip_unless_sm90("gpu_gemm", &prop)) return skip;
   std::printf("gpu_gemm: %s, %d SMs; seed %" PRIu64 "; %zu cases%s\n", prop.name,
               prop.multiProcessorCount, seed, cases.size(), quick ? " (--quick)" : "");
   int failures = 0, index = 0;

@@ -32,6 +32,7 @@
 
 #include "gemm_config.hpp"  // src/ops: smem_bytes_for's configurations, kThreads
 #include "gemm_order.hpp"   // src/ops: the probes
+#include "gpu_skip.hpp"
 #include "tma/host/error.hpp"
 #include "tma/ops/gemm.hpp"
 
@@ -44,8 +45,6 @@ using tma::ops::GemmTuning;
 using tma::ops::MatrixLayout;
 using tma::ops::Path;
 namespace gemm = tma::ops::detail::gemm;
-
-constexpr int kSkip = 77;
 
 #define CHECK_CUDA(call)                                                          \
   do {                                                                            \
@@ -313,21 +312,8 @@ void plan_test(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t see
 }  // namespace
 
 int main() {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    std::printf("SKIP gpu_gemm_order: no CUDA device (cudaGetDeviceCount: %s)\n",
-                cudaGetErrorString(cudaGetLastError()));
-    return kSkip;
-  }
   cudaDeviceProp prop{};
-  CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
-  if (prop.major != 9 || prop.minor != 0) {
-    std::printf(
-        "SKIP gpu_gemm_order: device 0 (%s) has compute capability %d.%d; the GEMM kernels are "
-        "built for sm_90a (H100 / H200)\n",
-        prop.name, prop.major, prop.minor);
-    return kSkip;
-  }
+  if (const int skip = tma::test::skip_unless_sm90("gpu_gemm_order", &prop)) return skip;
   std::printf("gpu_gemm_order: %s, %d SMs\n", prop.name, prop.multiProcessorCount);
   capture_test();  // first: it needs a cluster shape no launch has measured
   probe_test(prop.multiProcessorCount);
