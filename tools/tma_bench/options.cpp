@@ -53,6 +53,9 @@ gemm only:
                    (GemmTuning::pdl = false; on by default, as in tma::ops::gemm)
   --no-gpc-order   launch tmakit's kernels with the identity worker order
                    (GemmTuning::gpc_order = false; on by default, as in tma::ops::gemm)
+  --variants LIST  also time these of --sweep's variants only: cfgN_clC (configuration N,
+                   data-parallel, clusters of C) or cfgN_skC / cfgN_sk (stream-K), e.g.
+                   --variants cfg1_cl2,cfg2_sk2 (unknown or disallowed ones are noted, not timed)
   --shapes LIST    time these products instead of the default set: MxNxK[,MxNxK...]
                    (family "custom"), e.g. --shapes 2048x1536x2048,1024x4096x2048
 
@@ -88,6 +91,25 @@ std::int64_t parse_int(std::string_view text, std::string_view flag, std::int64_
 }
 
 }  // namespace
+
+std::vector<std::string> parse_variants(std::string_view text, std::string_view flag) {
+  static const std::regex kName("cfg[0-9]+_(cl[124]|sk[124]?)");
+  std::vector<std::string> names;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string name(text.substr(start, comma - start));
+    if (!std::regex_match(name, kName)) {
+      throw UsageError(std::string(flag) + ": '" + name +
+                       "' is not a variant: give cfgN_clC (configuration N, data-parallel, "
+                       "clusters of C = 1, 2 or 4) or cfgN_skC / cfgN_sk (stream-K; clusters of C, "
+                       "or 1), e.g. cfg1_cl2,cfg2_sk2");
+    }
+    names.push_back(name);
+    start = comma + 1;
+  }
+  return names;
+}
 
 std::vector<Options::GemmShape> parse_shapes(std::string_view text, std::string_view flag) {
   std::vector<Options::GemmShape> out;
@@ -160,6 +182,9 @@ Options parse_options(int argc, char** argv) {
       o.gemm_options_given = true;
     } else if (a == "--no-gpc-order") {
       o.no_gpc_order = true;
+      o.gemm_options_given = true;
+    } else if (a == "--variants") {
+      o.variants = parse_variants(need_value(i, argc, argv, a), a);
       o.gemm_options_given = true;
     } else if (a == "--shapes") {
       o.shapes = parse_shapes(need_value(i, argc, argv, a), a);

@@ -42,6 +42,10 @@ struct Options {
     std::int64_t m, n, k;
   };
   std::vector<GemmShape> shapes;
+  // --variants: of the sweep's variants only these, by name (cfg1_cl2, cfg2_sk2, cfg0_sk, ...:
+  // tma_ + the name in the JSON), timed beside the plan, cuBLASLt and the ordinary path: a
+  // plan alternative measured in (nearly) the regime of the default run.
+  std::vector<std::string> variants;
   bool no_pdl = false;  // launch tmakit's GEMMs without programmatic dependent launch
   bool gemm_options_given = false;
   std::string command_line;  // as typed, for the JSON record
@@ -57,6 +61,9 @@ class UsageError : public std::runtime_error {
 std::vector<std::size_t> default_sizes(bool quick);
 // "64K", "1M", "1MiB", "4G", "4096" (bytes) -> bytes. Throws UsageError naming the flag.
 std::size_t parse_size(std::string_view text, std::string_view flag);
+// "cfg1_cl2,cfg2_sk2,cfg0_sk" -> the names, each cfgN_clC (data-parallel, clusters of C) or
+// cfgN_skC / cfgN_sk (stream-K forced; clusters of C, or 1). Throws UsageError naming the flag.
+std::vector<std::string> parse_variants(std::string_view text, std::string_view flag);
 // "2048x1536x2048,1024x4096x2048" -> shapes (each extent >= 1). Throws UsageError naming the flag.
 std::vector<Options::GemmShape> parse_shapes(std::string_view text, std::string_view flag);
 // Parses argv; throws UsageError.

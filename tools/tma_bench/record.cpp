@@ -114,6 +114,9 @@ std::string to_json(const RunRecord& run) {
   j.key("warmup").value(o.warmup);
   j.key("reps").value(o.reps);
   j.key("statistic").value("median of reps, CUDA events, launches queued behind a spin kernel");
+  j.key("order").value(
+      "implementations interleaved: balanced (each after every other equally often) when "
+      "implementations - 1 <= reps, else random rounds; rotation set per launch");
   j.key("rotation_factor").value(kRotationFactor);
   j.key("flush_factor").value(kFlushFactor);
   j.key("flush_l2_forced").value(o.flush_l2);

@@ -17,6 +17,7 @@
 // launched (Suite::log_steps) and the ordinary path runs last and can be left out (--no-ordinary).
 #include <cublasLt.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <iterator>
@@ -387,30 +388,50 @@ CaseResult run_gemm(const Case& c, Runner& r) {
   std::optional<Impl> cublas = prepare_cublas(c, r, bufs, check, lt, cublas_failed);
   if (cublas) impls.push_back(std::move(*cublas));
 
-  if (r.options().sweep) {
+  // The sweep's variants (--sweep: all; --variants: those named).
+  const std::vector<std::string>& wanted = r.options().variants;
+  std::vector<bool> found(wanted.size(), false);
+  const auto take = [&](const std::string& name) {
+    if (r.options().sweep) return true;
+    const auto it = std::find(wanted.begin(), wanted.end(), name);
+    if (it == wanted.end()) return false;
+    found[static_cast<std::size_t>(it - wanted.begin())] = true;
+    return true;
+  };
+  if (r.options().sweep || !wanted.empty()) {
     for (int config = 0; config < ops::kNumGemmConfigs; ++config) {
       for (const int cluster : kSweepClusters) {
         if (!ops::gemm_config_allowed(ops::kGemmConfigs[config], cluster, !c.gemm->b_row_major))
           continue;
+        const std::string name = "cfg" + std::to_string(config) + "_cl" + std::to_string(cluster);
+        if (!take(name)) continue;
         ops::GemmTuning t;
         t.config = config;
         t.cluster_m = cluster;
         t.stream_k = 1;  // data-parallel: the configurations as such
-        ours("tma_cfg" + std::to_string(config) + "_cl" + std::to_string(cluster), Role::kVariant,
-             ops::Path::kTma, t);
+        ours("tma_" + name, Role::kVariant, ops::Path::kTma, t);
       }
       // Stream-K forced: clusters of 1 (_sk), 2 and 4 (_sk2, _sk4: B multicast as
       // data-parallel).
       for (const int cluster : kSweepClusters) {
         if (!ops::gemm_config_allowed(ops::kGemmConfigs[config], cluster, !c.gemm->b_row_major))
           continue;
+        const std::string name =
+            "cfg" + std::to_string(config) +
+            (cluster == 1 ? std::string("_sk") : "_sk" + std::to_string(cluster));
+        if (!take(name) && !(cluster == 1 && take(name + "1"))) continue;
         ops::GemmTuning t;
         t.config = config;
         t.cluster_m = cluster;
         t.stream_k = 2;
-        ours("tma_cfg" + std::to_string(config) +
-                 (cluster == 1 ? std::string("_sk") : "_sk" + std::to_string(cluster)),
-             Role::kVariant, ops::Path::kTma, t);
+        ours("tma_" + name, Role::kVariant, ops::Path::kTma, t);
+      }
+    }
+    for (std::size_t v = 0; v < wanted.size(); ++v) {
+      if (!found[v] && !r.options().sweep) {
+        if (!result.note.empty()) result.note += "; ";
+        result.note += "variant " + wanted[v] +
+                       " not timed: no such configuration, or not allowed for this layout";
       }
     }
   }

@@ -2,6 +2,7 @@
 // line, the JSON writer, layouts, and the suites' case lists (every layout valid for the ops).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
 #include <set>
 
@@ -44,6 +45,84 @@ TEST(Timing, PlanRotatesPastThreeL2s) {
   const L2Plan tight = plan_l2(2 * kMiB, l2, 100 * kMiB);
   EXPECT_EQ(tight.sets, 1);
   EXPECT_TRUE(tight.flush);
+}
+
+TEST(Timing, InterleavedRunsNeverShareASetWithTheRunBefore) {
+  for (const int impls : {1, 2, 3, 4, 5, 21, 22, 45}) {
+    for (const int sets : {1, 2, 3, 7, 26}) {
+      const std::vector<ScheduledRun> s = interleaved_schedule(impls, 3, 20, sets, 0x7A11u);
+      ASSERT_GE(s.size(), static_cast<std::size_t>(impls) * 23);
+      std::vector<int> warm(static_cast<std::size_t>(impls), 0);
+      std::vector<std::vector<int>> timed(static_cast<std::size_t>(impls), std::vector<int>(20, 0));
+      bool timing = false;
+      for (std::size_t j = 0; j < s.size(); ++j) {
+        ASSERT_GE(s[j].impl, 0);
+        ASSERT_LT(s[j].impl, impls);
+        ASSERT_GE(s[j].set, 0);
+        ASSERT_LT(s[j].set, sets);
+        ASSERT_LT(s[j].rep, 20);
+        if (j > 0 && sets > 1) {
+          EXPECT_NE(s[j].set, s[j - 1].set) << impls << " impls, " << sets << " sets, run " << j;
+        }
+        if (j < static_cast<std::size_t>(impls) * 3) {
+          EXPECT_EQ(s[j].rep, -1) << "the warm-up runs come first";
+          ++warm[static_cast<std::size_t>(s[j].impl)];
+        } else if (s[j].rep >= 0) {
+          timing = true;
+          ++timed[static_cast<std::size_t>(s[j].impl)][static_cast<std::size_t>(s[j].rep)];
+        }
+      }
+      EXPECT_TRUE(timing);
+      for (int i = 0; i < impls; ++i) {
+        EXPECT_EQ(warm[static_cast<std::size_t>(i)], 3);
+        for (int r = 0; r < 20; ++r)
+          EXPECT_EQ(timed[static_cast<std::size_t>(i)][static_cast<std::size_t>(r)], 1)
+              << "implementation " << i << " repetition " << r;
+      }
+    }
+  }
+  EXPECT_THROW(interleaved_schedule(0, 3, 20, 5, 1), std::logic_error);
+  EXPECT_THROW(interleaved_schedule(2, 3, 20, 0, 1), std::logic_error);
+}
+
+// The default runs' order: every implementation after every other one equally often (within
+// one: the walk's closing pair), never after itself; the sweep's: random rounds.
+TEST(Timing, InterleavedOrderIsBalanced) {
+  for (const int impls : {2, 3, 5, 6, 11, 21}) {  // impls - 1 divides 20: whole walks
+    for (const unsigned seed : {0x7A11u, 1u, 12345u}) {
+      const std::vector<ScheduledRun> s = interleaved_schedule(impls, 3, 20, 7, seed);
+      const std::size_t first = static_cast<std::size_t>(impls) * 3;
+      ASSERT_EQ(s.size(), first + static_cast<std::size_t>(impls) * 20) << "no surplus runs";
+      std::vector<std::vector<int>> after(static_cast<std::size_t>(impls),
+                                          std::vector<int>(static_cast<std::size_t>(impls), 0));
+      for (std::size_t j = first + 1; j < s.size(); ++j) {
+        ASSERT_NE(s[j].impl, s[j - 1].impl) << impls << " impls: run " << j << " follows itself";
+        ++after[static_cast<std::size_t>(s[j].impl)][static_cast<std::size_t>(s[j - 1].impl)];
+      }
+      int lo = 1 << 30, hi = 0;
+      for (int i = 0; i < impls; ++i)
+        for (int k = 0; k < impls; ++k)
+          if (i != k) {
+            lo = std::min(lo, after[static_cast<std::size_t>(i)][static_cast<std::size_t>(k)]);
+            hi = std::max(hi, after[static_cast<std::size_t>(i)][static_cast<std::size_t>(k)]);
+          }
+      EXPECT_LE(hi - lo, 1) << impls << " impls, seed " << seed;
+      EXPECT_EQ(hi, 20 / (impls - 1)) << impls << " impls";
+    }
+  }
+  // 4 implementations, 20 repetitions: 7 walks of 12 runs, the last walk's surplus untimed.
+  const std::vector<ScheduledRun> four = interleaved_schedule(4, 3, 20, 7, 0x7A11u);
+  EXPECT_EQ(four.size(), 12u + 7u * 12u);
+  // The sweep (more implementations than repetitions + 1): rounds, each implementation once per
+  // round, in an order that varies.
+  const std::vector<ScheduledRun> sweep = interleaved_schedule(45, 0, 20, 7, 0x7A11u);
+  ASSERT_EQ(sweep.size(), 45u * 20u);
+  bool differs = false;
+  for (std::size_t j = 0; j < sweep.size(); ++j) {
+    EXPECT_EQ(sweep[j].rep, static_cast<int>(j / 45));
+    differs = differs || sweep[j].impl != sweep[j % 45].impl;
+  }
+  EXPECT_TRUE(differs);
 }
 
 TEST(Options, SizesTakeBinaryUnits) {
@@ -190,6 +269,17 @@ TEST(Options, GemmFlags) {
   EXPECT_EQ(s.shapes[1].k, 9);
   for (const char* text : {"2048x1536", "0x8x9", "2x3x4y", "2x3x4,", "axbxc"}) {
     const char* argv_bad[] = {"tma-bench", "gemm", "--shapes", text};
+    EXPECT_THROW(parse_options(4, const_cast<char**>(argv_bad)), UsageError) << text;
+  }
+  const char* variants[] = {"tma-bench", "gemm", "--variants", "cfg1_cl2,cfg2_sk2,cfg0_sk"};
+  const Options v = parse_options(4, const_cast<char**>(variants));
+  ASSERT_EQ(v.variants.size(), 3u);
+  EXPECT_EQ(v.variants[0], "cfg1_cl2");
+  EXPECT_EQ(v.variants[2], "cfg0_sk");
+  EXPECT_TRUE(v.gemm_options_given);
+  for (const char* text :
+       {"cfg1", "cfg1_cl3", "cfgx_cl2", "cfg1_cl2,", "tma_cfg1_cl2", "cfg1_sk8"}) {
+    const char* argv_bad[] = {"tma-bench", "gemm", "--variants", text};
     EXPECT_THROW(parse_options(4, const_cast<char**>(argv_bad)), UsageError) << text;
   }
 }

@@ -20,6 +20,8 @@ constexpr double kSpinSafety = 2.0;
 // Per run beyond the launch itself: two event records and, in flush mode, a memset.
 constexpr double kEnqueueExtraUs = 5.0;
 constexpr int kSpinAttempts = 3;
+// The round order's seed (interleaved_schedule): the same orders in every run.
+constexpr unsigned kShuffleSeed = 0x7A11u;
 
 // Median of a non-empty sample: the mean of the middle two for an even count.
 double median(std::vector<double> v) {
@@ -72,6 +74,81 @@ L2Plan plan_l2(std::size_t set_bytes, std::size_t l2_bytes, std::size_t room_byt
   return p;
 }
 
+std::vector<ScheduledRun> interleaved_schedule(int impls, int warmup, int reps, int sets,
+                                               unsigned seed) {
+  if (impls < 1 || warmup < 0 || reps < 1 || sets < 1)
+    throw std::logic_error("interleaved_schedule: needs impls, reps, sets >= 1 and warmup >= 0");
+  std::vector<ScheduledRun> runs;
+  runs.reserve(static_cast<std::size_t>(impls) * static_cast<std::size_t>(warmup + reps));
+  const auto add = [&](int impl, int rep) {
+    runs.push_back(
+        ScheduledRun{impl, static_cast<int>(runs.size() % static_cast<std::size_t>(sets)), rep});
+  };
+  for (int i = 0; i < impls; ++i)
+    for (int w = 0; w < warmup; ++w)
+      add(i, -1);
+  if (impls == 1) {
+    for (int r = 0; r < reps; ++r)
+      add(0, r);
+    return runs;
+  }
+  const auto n = static_cast<std::size_t>(impls);
+  if (impls - 1 <= reps) {
+    // Balanced: repeat a closed walk through every ordered pair (i, j), i != j, once (an Eulerian
+    // circuit of the complete directed graph: n (n - 1) runs, each implementation n - 1 times,
+    // each after every other one once, never after itself). What runs before a kernel sets the
+    // clock and the L2 it meets (a slow, low-power kernel lets the clock recover), so every
+    // implementation meets every neighbour equally often; random round orders left that to chance
+    // (0x7A11's 20 rounds of 3: ours after the ordinary kernel 9 times, cuBLASLt 10 times; one
+    // kernel timed as two implementations read up to 1.7% apart, 0.5% on average over ten GEMM
+    // shapes, against up to 1.1% and 0.3% balanced: H100, 2026-11-26, docs/perf-log.md). Each
+    // implementation's first `reps` runs are timed; the last walk's surplus runs untimed.
+    std::vector<int> circuit;
+    {
+      // Hierholzer's algorithm; next_out[v]: v's next unused edge v -> (v + next_out[v]) % n.
+      std::vector<int> next_out(n, 1), stack{0};
+      while (!stack.empty()) {
+        const auto v = static_cast<std::size_t>(stack.back());
+        if (next_out[v] < impls) {
+          stack.push_back(static_cast<int>((v + static_cast<std::size_t>(next_out[v]++)) % n));
+        } else {
+          circuit.push_back(stack.back());
+          stack.pop_back();
+        }
+      }
+      std::reverse(circuit.begin(), circuit.end());
+      circuit.pop_back();  // closed: the last run is followed by the first one of the next walk
+    }
+    // Rotate the walk by the seed: which implementation starts varies with it, the balance not.
+    std::rotate(circuit.begin(),
+                circuit.begin() + static_cast<std::ptrdiff_t>(seed % circuit.size()),
+                circuit.end());
+    std::vector<int> done(n, 0);
+    int timed_left = impls * reps;
+    while (timed_left > 0) {
+      for (const int i : circuit) {
+        int& d = done[static_cast<std::size_t>(i)];
+        add(i, d < reps ? d : -1);
+        if (d < reps) --timed_left;
+        ++d;
+      }
+    }
+    return runs;
+  }
+  // More implementations than repetitions + 1 (--sweep): rounds, each running every
+  // implementation once in a fresh random order, so none always follows the same neighbour.
+  std::mt19937 shuffle(seed);
+  std::vector<int> order(n);
+  for (int r = 0; r < reps; ++r) {
+    for (std::size_t j = 0; j < n; ++j)
+      order[j] = static_cast<int>(j);
+    std::shuffle(order.begin(), order.end(), shuffle);
+    for (const int i : order)
+      add(i, r);
+  }
+  return runs;
+}
+
 Timer::Timer(cudaStream_t stream, int warmup, int reps, int sm_clock_khz)
     : stream_(stream), warmup_(warmup), reps_(reps), sm_clock_khz_(sm_clock_khz) {
   reserve_events(static_cast<std::size_t>(reps));
@@ -107,23 +184,22 @@ std::vector<Timing> Timer::time_interleaved(
   if (n == 0) throw std::logic_error("time_interleaved: no implementation");
   reserve_events(n * static_cast<std::size_t>(reps_));
   std::vector<Timing> t(n);
-  std::vector<int> next(n, 0);  // each implementation walks the rotation sets on its own
-  auto run = [&](std::size_t i) {
-    launches[i](next[i] % sets);
-    TMA_BENCH_CHECK_LAUNCH();
-    ++next[i];
-  };
+  const std::vector<ScheduledRun> schedule =
+      interleaved_schedule(static_cast<int>(n), warmup_, reps_, sets, kShuffleSeed);
+  const std::size_t warm_runs = n * static_cast<std::size_t>(warmup_);  // the schedule's first
 
   double host_us_all = 0;  // enqueue time of one round
   for (std::size_t i = 0; i < n; ++i) {
     std::vector<double> enqueue_us;
-    for (int w = 0; w < warmup_; ++w) {
+    for (std::size_t j = i * static_cast<std::size_t>(warmup_);
+         j < (i + 1) * static_cast<std::size_t>(warmup_); ++j) {
       const double t0 = now_us();
-      run(i);
+      launches[i](schedule[j].set);
+      TMA_BENCH_CHECK_LAUNCH();
       enqueue_us.push_back(now_us() - t0);
     }
     // Median, not mean: the first launch of a kernel may load its module (lazy loading).
-    t[i].host_us_per_launch = median(std::move(enqueue_us));
+    if (!enqueue_us.empty()) t[i].host_us_per_launch = median(std::move(enqueue_us));
     host_us_all += t[i].host_us_per_launch + kEnqueueExtraUs;
   }
   TMA_BENCH_CHECK(cudaStreamSynchronize(stream_));
@@ -134,22 +210,20 @@ std::vector<Timing> Timer::time_interleaved(
     launch_spin(stream_, static_cast<long long>(spin_us * sm_clock_khz_ * 1e-3));
     TMA_BENCH_CHECK_LAUNCH();
     const double t0 = now_us();
-    // Each round runs the implementations in a fresh random order (a fixed seed: runs repeat), so
-    // none always follows the same neighbour: a slow, low-power kernel before one lets the clock
-    // recover (H200 2026-11-22: in a fixed order, identical kernels differed by up to 8%).
-    std::mt19937 shuffle(0x7A11u);
-    std::vector<std::size_t> order(n);
-    for (int r = 0; r < reps_; ++r) {
-      for (std::size_t j = 0; j < n; ++j)
-        order[j] = j;
-      std::shuffle(order.begin(), order.end(), shuffle);
-      for (const std::size_t i : order) {
-        const std::size_t e = static_cast<std::size_t>(r) * n + i;
-        if (flush) flush();
-        TMA_BENCH_CHECK(cudaEventRecord(start_[e], stream_));
-        run(i);
-        TMA_BENCH_CHECK(cudaEventRecord(stop_[e], stream_));
+    for (std::size_t j = warm_runs; j < schedule.size(); ++j) {
+      const ScheduledRun& run = schedule[j];
+      if (flush) flush();
+      if (run.rep < 0) {  // untimed: a balanced walk's surplus
+        launches[static_cast<std::size_t>(run.impl)](run.set);
+        TMA_BENCH_CHECK_LAUNCH();
+        continue;
       }
+      const std::size_t e =
+          static_cast<std::size_t>(run.rep) * n + static_cast<std::size_t>(run.impl);
+      TMA_BENCH_CHECK(cudaEventRecord(start_[e], stream_));
+      launches[static_cast<std::size_t>(run.impl)](run.set);
+      TMA_BENCH_CHECK_LAUNCH();
+      TMA_BENCH_CHECK(cudaEventRecord(stop_[e], stream_));
     }
     const double enqueued_us = now_us() - t0;
     TMA_BENCH_CHECK(cudaStreamSynchronize(stream_));

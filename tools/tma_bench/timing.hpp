@@ -53,6 +53,28 @@ struct L2Plan {
 // if they fit in `room_bytes`; otherwise one set and an L2 flush between runs. Pure.
 L2Plan plan_l2(std::size_t set_bytes, std::size_t l2_bytes, std::size_t room_bytes);
 
+// One launch of Timer::time_interleaved's sequence: implementation `impl` on rotation set `set`;
+// `rep` is its timed repetition (0 .. reps - 1), or -1 for a warm-up run.
+struct ScheduledRun {
+  int impl = 0;
+  int set = 0;
+  int rep = -1;
+};
+
+// The launches of time_interleaved, in stream order: every implementation's warm-up runs, then
+// the timed ones. With impls - 1 <= reps (the default runs: ours, cuBLASLt, the ordinary path),
+// a balanced order: a walk through every ordered pair of different implementations, repeated,
+// so that each one runs after each other one equally often and never after itself (surplus runs
+// of the last walk are untimed, rep -1); with more implementations (--sweep), rounds in random
+// orders (std::mt19937 seeded with `seed`). Rotation sets count over ALL launches: launch j uses
+// set j % sets, so two consecutive launches, of the same implementation or not, never share a
+// set when sets > 1, and the runs between two uses of one set touch every other set. (Until
+// 2026-11-26 each implementation walked its own set sequence in lockstep: the implementations
+// of one round shared a set, so all but a round's first ran on the A, B and D that the one
+// before had just left in L2, against the policy above.) Pure.
+std::vector<ScheduledRun> interleaved_schedule(int impls, int warmup, int reps, int sets,
+                                               unsigned seed);
+
 // What time_runs measured.
 struct Timing {
   Stats stats;
@@ -73,11 +95,11 @@ class Timer {
                    const std::function<void()>& flush);
 
   // time_runs for several implementations at once, round-robin: each round runs every launch
-  // once, in a random order (fixed seed; every one on its own rotation set sequence), and each
-  // gets the median of its own runs. Why: a GEMM's sustained power draw lowers the SM clock within
-  // seconds (H200, 2026-11-22: the same kernel and shape measured 651 and 798 TFLOP/s twenty
-  // seconds apart), so implementations timed one after the other meet different clocks and their
-  // ratio measures the GPU's power state; interleaved, they share it.
+  // once, in a random order (interleaved_schedule: a fixed seed, rotation sets counted over all
+  // launches), and each gets the median of its own runs. Why: a GEMM's sustained power draw lowers
+  // the SM clock within seconds (H200, 2026-11-22: the same kernel and shape measured 651 and 798
+  // TFLOP/s twenty seconds apart), so implementations timed one after the other meet different
+  // clocks and their ratio measures the GPU's power state; interleaved, they share it.
   std::vector<Timing> time_interleaved(const std::vector<std::function<void(int set)>>& launches,
                                        int sets, const std::function<void()>& flush);
 
