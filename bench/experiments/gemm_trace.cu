@@ -15,6 +15,7 @@
 //   tail after the last unit, the exit) and, by %globaltimer, how the CTAs' entries and exits
 //   spread against the launch's event time.
 //   gemm_trace [config=0] [k=2048] [m=8192] [n=8192] [stream_k=1] [cluster=2] [max_ctas=0: all]
+//              [cold=0: operands in L2; 1: the L2 flushed before each run]
 //   (max_ctas: GemmTuning::max_ctas, e.g. to see whether a k-loop speeds up with fewer SMs loading)
 #include <cuda_runtime.h>
 
@@ -22,6 +23,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "experiment.cuh"
@@ -53,11 +56,14 @@ int main(int argc, char** argv) {
   const int split = argc > 5 ? std::atoi(argv[5]) : 1;
   const int cluster = argc > 6 ? std::atoi(argv[6]) : 2;
   const int max_ctas = argc > 7 ? std::atoi(argv[7]) : 0;
+  // cold = 1: a 3x-L2 buffer is written before each run, so A and B come from DRAM (tma-bench's
+  // regime); 0: back-to-back runs on the same buffers (operands in L2).
+  const int cold = argc > 8 ? std::atoi(argv[8]) : 0;
   if (config < 0 || config >= tma::ops::kNumGemmConfigs || k < 1 || m < 1 || n < 1 ||
-      (cluster != 1 && cluster != 2 && cluster != 4) || max_ctas < 0) {
+      (cluster != 1 && cluster != 2 && cluster != 4) || max_ctas < 0 || cold < 0 || cold > 1) {
     std::fprintf(stderr,
                  "usage: gemm_trace [config 0..%d] [k] [m] [n] [stream_k 0..2] [cluster 1|2|4] "
-                 "[max_ctas >= 0]\n",
+                 "[max_ctas >= 0] [cold 0|1]\n",
                  tma::ops::kNumGemmConfigs - 1);
     return 2;
   }
@@ -78,7 +84,13 @@ int main(int argc, char** argv) {
   experiment::check(cudaEventCreate(&e0), "event");
   experiment::check(cudaEventCreate(&e1), "event");
   float ms = 0;
+  int l2_bytes = 0;
+  experiment::check(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, 0), "L2 size");
+  void* flush = nullptr;
+  const std::size_t flush_bytes = 3 * static_cast<std::size_t>(l2_bytes);
+  if (cold != 0) experiment::check(cudaMalloc(&flush, flush_bytes), "malloc flush");
   for (int r = 0; r < 5; ++r) {  // the last run's stamps are kept
+    if (cold != 0) experiment::check(cudaMemset(flush, r + 1, flush_bytes), "flush L2");
     // Cleared before every run: the exit stamps are maxima (atomicMax) of per-SM clocks.
     experiment::check(cudaMemset(trace, 0, slots * sizeof(unsigned long long)), "memset trace");
     experiment::check(cudaEventRecord(e0), "record");
@@ -205,10 +217,11 @@ int main(int argc, char** argv) {
   const double mhz = span.get() / (ms * 1e3);
   std::printf(
       "gemm_trace: %lld x %lld x %lld, config %d (%s), cluster %d, %d CTAs: %.1f us, %.1f "
-      "TFLOP/s; SM clock ~%.0f MHz (producer span / kernel time)\n",
+      "TFLOP/s; SM clock ~%.0f MHz (producer span / kernel time); operands %s\n",
       static_cast<long long>(m), static_cast<long long>(n), static_cast<long long>(k), plan.config,
       tma::ops::kGemmConfigs[plan.config].pingpong ? "ping-pong" : "cooperative", plan.cluster_m,
-      plan.ctas, ms * 1e3, 2.0 * m * n * k / (ms * 1e-3) / 1e12, mhz);
+      plan.ctas, ms * 1e3, 2.0 * m * n * k / (ms * 1e-3) / 1e12, mhz,
+      cold != 0 ? "cold (L2 flushed before each run)" : "warm (back-to-back runs)");
   std::printf("  consumer warpgroup, per unit (cycles; %ld samples):\n", loop.count);
   std::printf("    turn wait      %8.0f\n    first stage    %8.0f\n    k-loop issue   %8.0f\n",
               turn.get(), first.get(), loop.get());
@@ -278,6 +291,50 @@ int main(int argc, char** argv) {
         "exit %.2f us; events around the launch %.2f us\n",
         (entry_max - entry_min) * 1e-3, (exit_max - exit_min) * 1e-3, (exit_max - entry_min) * 1e-3,
         ms * 1e3);
+  }
+  // Stream-K: the CTAs by the kinds of their units in order (W whole, P partial, F finish; the
+  // consumer warpgroup 0's units), each pattern's count, lifetime and exit (%globaltimer after
+  // the first CTA's entry): which pattern ends the launch.
+  if (plan.stream_k_tiles > 0) {
+    struct Pattern {
+      Mean life, exit_us, kb;
+      double life_max = 0, exit_max = 0;
+    };
+    std::vector<std::pair<std::string, Pattern>> pats;
+    double entry_min = 1e30;
+    for (int cta = 0; cta < plan.ctas; ++cta)
+      if (at(cta, d::kTraceKernel, 0, d::kEntryNs) != 0)
+        entry_min = std::min(entry_min, at(cta, d::kTraceKernel, 0, d::kEntryNs));
+    for (int cta = 0; cta < plan.ctas; ++cta) {
+      if (at(cta, d::kTraceKernel, 0, d::kExit) == 0) continue;
+      std::string name;
+      double kbs = 0;
+      for (int u = 0; u < d::kTraceUnits; ++u) {
+        if (h[d::trace_slot(cta, 1, u, 0)] == 0) continue;
+        const unsigned long long tag = h[d::trace_slot(cta, 1, u, 13)];
+        const int kind = static_cast<int>(tag >> 24);
+        name += kind == 0 ? 'W' : kind == 1 ? 'P' : 'F';
+        kbs += static_cast<double>(tag & 0xFFFFFF);
+      }
+      if (name.size() > 6) name = name.substr(0, 2) + "..." + name.substr(name.size() - 3);
+      auto it =
+          std::find_if(pats.begin(), pats.end(), [&](const auto& p) { return p.first == name; });
+      if (it == pats.end()) it = pats.insert(pats.end(), {name, Pattern{}});
+      const double l =
+          at(cta, d::kTraceKernel, 0, d::kExit) - at(cta, d::kTraceKernel, 0, d::kEntry);
+      const double x = (at(cta, d::kTraceKernel, 0, d::kExitNs) - entry_min) * 1e-3;
+      it->second.life.add(l);
+      it->second.exit_us.add(x);
+      it->second.kb.add(kbs);
+      it->second.life_max = std::max(it->second.life_max, l);
+      it->second.exit_max = std::max(it->second.exit_max, x);
+    }
+    for (const auto& [name, p] : pats)
+      std::printf(
+          "  CTAs %-9s %4ld: k-blocks %5.1f, lifetime mean %7.0f max %7.0f cycles, exit mean "
+          "%6.2f max %6.2f us after the first entry\n",
+          name.c_str(), p.life.count, p.kb.get(), p.life.get(), p.life_max, p.exit_us.get(),
+          p.exit_max);
   }
   static const char* const kKinds[3] = {"whole", "partial", "finish"};
   for (int kind = 0; kind < 3; ++kind) {
