@@ -1,0 +1,168 @@
+// tma_rate: an experiment, not a benchmark of record. How many bytes per cycle does one SM take
+// in through TMA when it does nothing else: tensor loads of the GEMM's K-major boxes (rows of
+// 128 bytes, SWIZZLE_128B), the same bytes as contiguous bulk copies, and the tensor loads with a
+// tensor prefetch (cp.async.bulk.prefetch.tensor) of the box `depth` loads ahead beside each?
+// Question (docs/perf-log.md, session 25): the GEMM's k-loop slowed by up to 2.5x when its
+// producer added one such prefetch per load; is a TMA unit's work per box the limit?
+//   tma_rate [ctas = all SMs] [box_rows = 128] [mode: load | bulk | prefetch | prefetch-cold]
+//            [source: unique | shared] [stages = 4]
+// One CTA per SM, one thread issuing into a ring of `stages` boxes (each re-issued as soon as it
+// lands; no consumer). prefetch-cold prefetches boxes of a separate 1 GiB buffer instead (DRAM).
+// The source is L2-resident: a 256-row x 512-column bf16 region per CTA (256 KiB; `shared`: every
+// CTA reads CTA 0's region), walked box by box. Prints the per-SM bytes per cycle (mean and min
+// over the CTAs) and the aggregate (bytes over the longest CTA's cycles, at its clock).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+#include <vector>
+
+#include "experiment.cuh"
+#include "tma/device.cuh"
+#include "tma/tma.hpp"
+
+namespace {
+
+constexpr int kMaxStages = 12;
+constexpr int kRegionRows = 256;
+constexpr int kRegionCols = 512;  // bf16: 1 KiB per row, 8 k-blocks of 64
+constexpr int kIters = 8192;      // boxes per CTA (the first 4 x 8 warm the L2 too)
+
+enum class Mode { kLoad, kBulk, kPrefetch, kPrefetchCold };
+
+// kPrefetchCold's prefetch source: 1 GiB of bf16, 512 columns (rows of 1 KiB), walked box by box
+// (so every prefetch misses L2 and goes to DRAM).
+constexpr std::int64_t kColdRows = (std::int64_t{1} << 30) / (kRegionCols * 2);
+
+__global__ void __launch_bounds__(128, 1)
+    rate_kernel(const __grid_constant__ tma::TensorMap map,
+                const __grid_constant__ tma::TensorMap cold, const unsigned char* src,
+                std::int64_t src_row_bytes, int box_rows, int stages, Mode mode, bool shared_source,
+                long long* out) {
+  extern __shared__ __align__(1024) unsigned char smem[];
+  __shared__ tma::Barrier bar[kMaxStages];
+  const std::uint32_t box_bytes = static_cast<std::uint32_t>(box_rows) * 128;
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < stages; ++i)
+      bar[i].init(1);
+    tma::fence_barrier_init();
+  }
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  const int region = shared_source ? 0 : static_cast<int>(blockIdx.x);
+  const int row_blocks = kRegionRows / box_rows, col_blocks = kRegionCols / 64;
+  // Box i of the walk: k-block i % col_blocks of row block (i / col_blocks) % row_blocks.
+  const auto coords = [&](int i, std::int32_t(&c)[2]) {
+    c[0] = (i % col_blocks) * 64;
+    c[1] = region * kRegionRows + ((i / col_blocks) % row_blocks) * box_rows;
+  };
+  const auto issue = [&](int i) {
+    tma::Barrier& b = bar[i % stages];
+    unsigned char* dst = smem + (i % stages) * box_bytes;
+    b.arrive_expect_tx(box_bytes);
+    if (mode == Mode::kBulk) {
+      // The same bytes as one contiguous range: the region's box_bytes-sized pieces in turn.
+      const std::int64_t region_bytes = std::int64_t{kRegionRows} * src_row_bytes;
+      const std::int64_t pieces = region_bytes / box_bytes;
+      const unsigned char* g = src + region * region_bytes + (i % pieces) * box_bytes;
+      tma::bulk_load(dst, g, box_bytes, b);
+    } else {
+      std::int32_t c[2];
+      coords(i, c);
+      tma::load(dst, &map, b, c);
+      if (mode == Mode::kPrefetch) {
+        std::int32_t p[2];
+        coords(i + stages, p);
+        tma::prefetch_tile(&map, p);
+      } else if (mode == Mode::kPrefetchCold) {
+        const std::int64_t box =
+            (static_cast<std::int64_t>(blockIdx.x) * kIters + i) * box_rows % kColdRows;
+        const std::int32_t p[2] = {0, static_cast<std::int32_t>(box)};
+        tma::prefetch_tile(&cold, p);
+      }
+    }
+  };
+  long long start = 0;
+  for (int i = 0; i < kIters; ++i) {
+    if (i == 4 * col_blocks) start = clock64();  // after a warm-up pass
+    if (i >= stages) bar[i % stages].wait(static_cast<std::uint32_t>((i / stages - 1) & 1));
+    issue(i);
+  }
+  for (int i = kIters; i < kIters + stages; ++i)
+    bar[i % stages].wait(static_cast<std::uint32_t>((i / stages - 1) & 1));
+  const long long stop = clock64();
+  out[2 * blockIdx.x] = stop - start;
+  out[2 * blockIdx.x + 1] = static_cast<long long>(kIters - 4 * col_blocks) * box_bytes;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int sms = 0, clock_khz = 0;
+  experiment::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SMs");
+  experiment::check(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0), "clock");
+  const int ctas = argc > 1 ? std::atoi(argv[1]) : sms;
+  const int box_rows = argc > 2 ? std::atoi(argv[2]) : 128;
+  const std::string_view m = argc > 3 ? argv[3] : "load";
+  const std::string_view s = argc > 4 ? argv[4] : "unique";
+  const int stages = argc > 5 ? std::atoi(argv[5]) : 4;
+  const Mode mode = m == "bulk"            ? Mode::kBulk
+                    : m == "prefetch"      ? Mode::kPrefetch
+                    : m == "prefetch-cold" ? Mode::kPrefetchCold
+                                           : Mode::kLoad;
+  if (ctas < 1 || ctas > sms || (box_rows != 64 && box_rows != 128 && box_rows != 256) ||
+      (m != "load" && m != "bulk" && m != "prefetch" && m != "prefetch-cold") ||
+      (s != "unique" && s != "shared") || stages < 1 || stages > kMaxStages ||
+      stages * box_rows * 128 > 200 * 1024) {
+    std::fprintf(stderr,
+                 "usage: tma_rate [ctas 1..%d] [box_rows 64|128|256] "
+                 "[load|bulk|prefetch|prefetch-cold] [unique|shared] [stages 1..%d, <= 200 KiB]\n",
+                 sms, kMaxStages);
+    return 2;
+  }
+  const std::int64_t rows = static_cast<std::int64_t>(sms) * kRegionRows;
+  unsigned short* src = nullptr;
+  experiment::check(cudaMalloc(&src, rows * kRegionCols * 2), "malloc source");
+  experiment::fill<<<264, 256>>>(src, static_cast<std::size_t>(rows) * kRegionCols, 7);
+  experiment::check(cudaGetLastError(), "fill");
+  const tma::TensorMap map = tma::make_tensor_map(tma::make_tiled_spec<tma::bf16>(
+      src, {rows, kRegionCols}, {}, {box_rows, 64}, {.swizzle = tma::Swizzle::k128B}));
+  unsigned short* cold_src = nullptr;
+  experiment::check(cudaMalloc(&cold_src, kColdRows * kRegionCols * 2), "malloc cold source");
+  const tma::TensorMap cold = tma::make_tensor_map(tma::make_tiled_spec<tma::bf16>(
+      cold_src, {kColdRows, kRegionCols}, {}, {box_rows, 64}, {.swizzle = tma::Swizzle::k128B}));
+  long long* out = nullptr;
+  experiment::check(cudaMalloc(&out, 2 * sizeof(long long) * ctas), "malloc out");
+  const int smem = stages * box_rows * 128 + 1024;
+  // 200 KiB of dynamic shared memory keeps one CTA per SM.
+  const int smem_launch = std::max(smem, 200 * 1024);
+  experiment::check(
+      cudaFuncSetAttribute(rate_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_launch),
+      "smem attribute");
+  for (int r = 0; r < 3; ++r) {  // the last run is reported
+    rate_kernel<<<ctas, 128, smem_launch>>>(map, cold, reinterpret_cast<const unsigned char*>(src),
+                                            kRegionCols * 2, box_rows, stages, mode, s == "shared",
+                                            out);
+    experiment::check(cudaGetLastError(), "launch");
+    experiment::check(cudaDeviceSynchronize(), "run");
+  }
+  std::vector<long long> h(2 * static_cast<std::size_t>(ctas));
+  experiment::check(cudaMemcpy(h.data(), out, h.size() * sizeof(long long), cudaMemcpyDeviceToHost),
+                    "copy out");
+  double sum = 0, lo = 1e30, total_bytes = 0, longest = 0;
+  for (int b = 0; b < ctas; ++b) {
+    const double cycles = static_cast<double>(h[2 * b]), bytes = static_cast<double>(h[2 * b + 1]);
+    const double rate = bytes / cycles;
+    sum += rate, lo = std::min(lo, rate), total_bytes += bytes, longest = std::max(longest, cycles);
+  }
+  std::printf(
+      "tma_rate: %d CTAs, %d-row boxes (%d B), %d stages, %.*s, %.*s source: per SM %.1f "
+      "B/cycle mean, %.1f min; all %.0f B/cycle (%.2f TB/s at %d MHz)\n",
+      ctas, box_rows, box_rows * 128, stages, static_cast<int>(m.size()), m.data(),
+      static_cast<int>(s.size()), s.data(), sum / ctas, lo, total_bytes / longest,
+      total_bytes / longest * clock_khz * 1e3 / 1e12, clock_khz / 1000);
+  return 0;
+}
