@@ -1,16 +1,20 @@
 // tma_rate: an experiment, not a benchmark of record. How many bytes per cycle does one SM take
 // in through TMA when it does nothing else: tensor loads of the GEMM's K-major boxes (rows of
 // 128 bytes, SWIZZLE_128B), the same bytes as contiguous bulk copies, and the tensor loads with a
-// tensor prefetch (cp.async.bulk.prefetch.tensor) of the box `depth` loads ahead beside each?
-// Question (docs/perf-log.md, session 25): the GEMM's k-loop slowed by up to 2.5x when its
-// producer added one such prefetch per load; is a TMA unit's work per box the limit?
+// tensor prefetch (cp.async.bulk.prefetch.tensor) of the box `stages` loads ahead beside each?
+// Question (docs/perf-log.md, session 25, item 6): the GEMM's k-loop slowed by up to 2.5x when
+// its producer added one such prefetch per load; does a prefetch cost the TMA unit a load's work?
+// (Answer, H100: no, 4%; 8% for DRAM-resident boxes. A lone SM's rate here is the issuing
+// thread's ~370 cycles per box and barrier, not a bandwidth; 132 SMs on unique data show the
+// L2's limit.)
 //   tma_rate [ctas = all SMs] [box_rows = 128] [mode: load | bulk | prefetch | prefetch-cold]
 //            [source: unique | shared] [stages = 4]
 // One CTA per SM, one thread issuing into a ring of `stages` boxes (each re-issued as soon as it
 // lands; no consumer). prefetch-cold prefetches boxes of a separate 1 GiB buffer instead (DRAM).
 // The source is L2-resident: a 256-row x 512-column bf16 region per CTA (256 KiB; `shared`: every
 // CTA reads CTA 0's region), walked box by box. Prints the per-SM bytes per cycle (mean and min
-// over the CTAs) and the aggregate (bytes over the longest CTA's cycles, at its clock).
+// over the CTAs) and the aggregate (bytes over the longest CTA's cycles; TB/s at the SM clock
+// attribute, not measured).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -53,49 +57,67 @@ __global__ void __launch_bounds__(128, 1)
   __syncthreads();
   if (threadIdx.x != 0) return;
   const int region = shared_source ? 0 : static_cast<int>(blockIdx.x);
-  const int row_blocks = kRegionRows / box_rows, col_blocks = kRegionCols / 64;
-  // Box i of the walk: k-block i % col_blocks of row block (i / col_blocks) % row_blocks.
-  const auto coords = [&](int i, std::int32_t(&c)[2]) {
-    c[0] = (i % col_blocks) * 64;
-    c[1] = region * kRegionRows + ((i / col_blocks) % row_blocks) * box_rows;
-  };
-  const auto issue = [&](int i) {
-    tma::Barrier& b = bar[i % stages];
-    unsigned char* dst = smem + (i % stages) * box_bytes;
-    b.arrive_expect_tx(box_bytes);
-    if (mode == Mode::kBulk) {
-      // The same bytes as one contiguous range: the region's box_bytes-sized pieces in turn.
-      const std::int64_t region_bytes = std::int64_t{kRegionRows} * src_row_bytes;
-      const std::int64_t pieces = region_bytes / box_bytes;
-      const unsigned char* g = src + region * region_bytes + (i % pieces) * box_bytes;
-      tma::bulk_load(dst, g, box_bytes, b);
-    } else {
-      std::int32_t c[2];
-      coords(i, c);
-      tma::load(dst, &map, b, c);
-      if (mode == Mode::kPrefetch) {
-        std::int32_t p[2];
-        coords(i + stages, p);
-        tma::prefetch_tile(&map, p);
-      } else if (mode == Mode::kPrefetchCold) {
-        const std::int64_t box =
-            (static_cast<std::int64_t>(blockIdx.x) * kIters + i) * box_rows % kColdRows;
-        const std::int32_t p[2] = {0, static_cast<std::int32_t>(box)};
-        tma::prefetch_tile(&cold, p);
+  const int row_blocks = kRegionRows / box_rows;
+  constexpr int kColBlocks = kRegionCols / 64;  // 8
+  // The walk, stepped without divisions (one thread issues; a division per box made the loop,
+  // not the TMA unit, the limit in this program's first version): box i is k-block i % 8 of row
+  // block (i / 8) % row_blocks of the region. `ahead` walks `stages` boxes in front (prefetch).
+  struct Walk {
+    int kb = 0, rb = 0;
+    __device__ void step(int row_blocks) {
+      if (++kb == kColBlocks) {
+        kb = 0;
+        if (++rb == row_blocks) rb = 0;
       }
     }
   };
+  Walk at, ahead;
+  for (int j = 0; j < stages; ++j)
+    ahead.step(row_blocks);
+  const std::int64_t region_bytes = std::int64_t{kRegionRows} * src_row_bytes;
+  const unsigned char* bulk_base = src + region * region_bytes;
+  std::int64_t bulk_off = 0;
+  std::int64_t cold_row = static_cast<std::int64_t>(blockIdx.x) * kIters * box_rows % kColdRows;
+  int stage = 0;
+  std::uint32_t phase = 0;  // of the stage's barrier, for its next wait
   long long start = 0;
-  for (int i = 0; i < kIters; ++i) {
-    if (i == 4 * col_blocks) start = clock64();  // after a warm-up pass
-    if (i >= stages) bar[i % stages].wait(static_cast<std::uint32_t>((i / stages - 1) & 1));
-    issue(i);
+  const int warm = 4 * kColBlocks;
+  for (int i = 0; i < kIters + stages; ++i) {
+    if (i == warm) start = clock64();         // after a warm-up pass
+    if (i >= stages) bar[stage].wait(phase);  // the box issued `stages` boxes ago
+    if (i < kIters) {
+      tma::Barrier& b = bar[stage];
+      unsigned char* dst = smem + stage * box_bytes;
+      b.arrive_expect_tx(box_bytes);
+      if (mode == Mode::kBulk) {
+        // The same bytes as one contiguous range: the region's box_bytes-sized pieces in turn.
+        tma::bulk_load(dst, bulk_base + bulk_off, box_bytes, b);
+        bulk_off += box_bytes;
+        if (bulk_off == region_bytes) bulk_off = 0;
+      } else {
+        const std::int32_t c[2] = {at.kb * 64, region * kRegionRows + at.rb * box_rows};
+        tma::load(dst, &map, b, c);
+        if (mode == Mode::kPrefetch) {
+          const std::int32_t p[2] = {ahead.kb * 64, region * kRegionRows + ahead.rb * box_rows};
+          tma::prefetch_tile(&map, p);
+        } else if (mode == Mode::kPrefetchCold) {
+          const std::int32_t p[2] = {0, static_cast<std::int32_t>(cold_row)};
+          tma::prefetch_tile(&cold, p);
+          cold_row += box_rows;
+          if (cold_row >= kColdRows) cold_row = 0;
+        }
+      }
+      at.step(row_blocks);
+      ahead.step(row_blocks);
+    }
+    if (++stage == stages) {
+      stage = 0;
+      if (i >= stages) phase ^= 1u;
+    }
   }
-  for (int i = kIters; i < kIters + stages; ++i)
-    bar[i % stages].wait(static_cast<std::uint32_t>((i / stages - 1) & 1));
   const long long stop = clock64();
   out[2 * blockIdx.x] = stop - start;
-  out[2 * blockIdx.x + 1] = static_cast<long long>(kIters - 4 * col_blocks) * box_bytes;
+  out[2 * blockIdx.x + 1] = static_cast<long long>(kIters - warm) * box_bytes;
 }
 
 }  // namespace
