@@ -94,8 +94,8 @@ class Timer {
   Timing time_runs(const std::function<void(int set)>& launch, int sets,
                    const std::function<void()>& flush);
 
-  // time_runs for several implementations at once, round-robin: each round runs every launch
-  // once, in a random order (interleaved_schedule: a fixed seed, rotation sets counted over all
+  // time_runs for several implementations at once, interleaved (interleaved_schedule: a
+  // balanced order, or random rounds for many implementations; rotation sets counted over all
   // launches), and each gets the median of its own runs. Why: a GEMM's sustained power draw lowers
   // the SM clock within seconds (H200, 2026-11-22: the same kernel and shape measured 651 and 798
   // TFLOP/s twenty seconds apart), so implementations timed one after the other meet different
