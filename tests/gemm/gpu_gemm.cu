@@ -44,7 +44,7 @@
 #include <vector>
 
 #include "gemm_schedule.hpp"
-#include "gpu_skip.hpp"
+#include "gpu_test.hpp"
 #include "tma/host/error.hpp"
 #include "tma/ops/gemm.hpp"
 
@@ -60,17 +60,6 @@ using tma::ops::Path;
 // A launch that has not finished after this long is a hang (the slowest case, 4096^3 through the
 // ordinary path under no sanitizer, takes milliseconds; the fp64 reference about a second).
 constexpr double kHangSeconds = 120.0;
-
-#define CHECK_CUDA(call)                                                          \
-  do {                                                                            \
-    const cudaError_t e_ = (call);                                                \
-    if (e_ != cudaSuccess) {                                                      \
-      std::printf("FATAL %s:%d: %s failed: %s (%s)\n", __FILE__, __LINE__, #call, \
-                  cudaGetErrorName(e_), cudaGetErrorString(e_));                  \
-      std::fflush(stdout);                                                        \
-      std::_Exit(1);                                                              \
-    }                                                                             \
-  } while (0)
 
 // ---- device helpers --------------------------------------------------------------------------
 

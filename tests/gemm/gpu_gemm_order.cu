@@ -32,7 +32,7 @@
 
 #include "gemm_config.hpp"  // src/ops: smem_bytes_for's configurations, kThreads
 #include "gemm_order.hpp"   // src/ops: the probes
-#include "gpu_skip.hpp"
+#include "gpu_test.hpp"
 #include "tma/host/error.hpp"
 #include "tma/ops/gemm.hpp"
 
@@ -45,17 +45,6 @@ using tma::ops::GemmTuning;
 using tma::ops::MatrixLayout;
 using tma::ops::Path;
 namespace gemm = tma::ops::detail::gemm;
-
-#define CHECK_CUDA(call)                                                          \
-  do {                                                                            \
-    const cudaError_t e_ = (call);                                                \
-    if (e_ != cudaSuccess) {                                                      \
-      std::printf("FATAL %s:%d: %s failed: %s (%s)\n", __FILE__, __LINE__, #call, \
-                  cudaGetErrorName(e_), cudaGetErrorString(e_));                  \
-      std::fflush(stdout);                                                        \
-      std::_Exit(1);                                                              \
-    }                                                                             \
-  } while (0)
 
 int g_failures = 0;
 

@@ -188,18 +188,18 @@ std::vector<Timing> Timer::time_interleaved(
       interleaved_schedule(static_cast<int>(n), warmup_, reps_, sets, kShuffleSeed);
   const std::size_t warm_runs = n * static_cast<std::size_t>(warmup_);  // the schedule's first
 
+  // The warm-up runs (the schedule's first ones), each implementation's enqueue time recorded.
+  std::vector<std::vector<double>> enqueue_us(n);
+  for (std::size_t j = 0; j < warm_runs; ++j) {
+    const double t0 = now_us();
+    launches[static_cast<std::size_t>(schedule[j].impl)](schedule[j].set);
+    TMA_BENCH_CHECK_LAUNCH();
+    enqueue_us[static_cast<std::size_t>(schedule[j].impl)].push_back(now_us() - t0);
+  }
   double host_us_all = 0;  // enqueue time of one round
   for (std::size_t i = 0; i < n; ++i) {
-    std::vector<double> enqueue_us;
-    for (std::size_t j = i * static_cast<std::size_t>(warmup_);
-         j < (i + 1) * static_cast<std::size_t>(warmup_); ++j) {
-      const double t0 = now_us();
-      launches[i](schedule[j].set);
-      TMA_BENCH_CHECK_LAUNCH();
-      enqueue_us.push_back(now_us() - t0);
-    }
     // Median, not mean: the first launch of a kernel may load its module (lazy loading).
-    if (!enqueue_us.empty()) t[i].host_us_per_launch = median(std::move(enqueue_us));
+    if (!enqueue_us[i].empty()) t[i].host_us_per_launch = median(std::move(enqueue_us[i]));
     host_us_all += t[i].host_us_per_launch + kEnqueueExtraUs;
   }
   TMA_BENCH_CHECK(cudaStreamSynchronize(stream_));

@@ -1,12 +1,24 @@
-// tests/gemm: the GPU tests' common first step: skip (exit code kSkipExit, the reason printed)
-// without a CUDA device or on one other than compute capability 9.0, which the GEMM kernels are
-// built for.
+// tests/gemm: what the GPU tests share: CHECK_CUDA, and their first step, a skip (exit code
+// kSkipExit, the reason printed) without a CUDA device or on one other than compute capability
+// 9.0, which the GEMM kernels are built for.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdio>
 #include <cstdlib>
+
+// Exits the test (code 1) with the call, its place and the CUDA error unless `call` succeeds.
+#define CHECK_CUDA(call)                                                          \
+  do {                                                                            \
+    const cudaError_t e_ = (call);                                                \
+    if (e_ != cudaSuccess) {                                                      \
+      std::printf("FATAL %s:%d: %s failed: %s (%s)\n", __FILE__, __LINE__, #call, \
+                  cudaGetErrorName(e_), cudaGetErrorString(e_));                  \
+      std::fflush(stdout);                                                        \
+      std::_Exit(1);                                                              \
+    }                                                                             \
+  } while (0)
 
 namespace tma::test {
 
