@@ -9,6 +9,8 @@
 #   --function REGEX     check only functions whose (demangled) name matches the extended regex
 #   --allow-local REGEX  functions matching it may use local memory (e.g. a debug build's
 #                        printf-and-trap helpers: 'tma::detail::(device_fail|report_hang)')
+#   --order FIRST,THEN   in every checked function the first FIRST instruction comes before the
+#                        first THEN one, both present (opcodes matched as by --require): code layout
 #   --quiet              print only failures and the verdict
 #
 # Prints a table per function (registers, stack, local bytes, LDL/STL count, TMA opcodes), then
@@ -25,11 +27,12 @@
 set -euo pipefail
 
 usage() {
-  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 }
 
 requires=()
+orders=()
 function_re=''
 allow_local_re=''
 quiet=0
@@ -39,6 +42,7 @@ while (($#)); do
     --require) [[ $# -ge 2 ]] || usage; requires+=("$2"); shift 2 ;;
     --function) [[ $# -ge 2 ]] || usage; function_re="$2"; shift 2 ;;
     --allow-local) [[ $# -ge 2 ]] || usage; allow_local_re="$2"; shift 2 ;;
+    --order) [[ $# -ge 2 && "$2" == ?*,?* ]] || usage; orders+=("$2"); shift 2 ;;
     --quiet) quiet=1; shift ;;
     -h | --help) usage ;;
     --*) echo "check_sass.sh: unknown option $1" >&2; usage ;;
@@ -157,6 +161,19 @@ for bin in "${binaries[@]}"; do
              "of a large object; look for LDL/STL in cuobjdump --dump-sass)"
       fi
     fi
+    for ord in "${orders[@]}"; do
+      first=${ord%%,*} then=${ord#*,}
+      at_first=$(printf '%s\n' $ops | grep -nE "^${first//./\\.}(\.|$)" | head -1 | cut -d: -f1 || true)
+      at_then=$(printf '%s\n' $ops | grep -nE "^${then//./\\.}(\.|$)" | head -1 | cut -d: -f1 || true)
+      if [[ -z "$at_first" || -z "$at_then" ]]; then
+        missing=$first
+        [[ -n "$at_first" ]] && missing=$then
+        fail "$bin: $pretty has no $missing instruction (--order $ord)"
+      elif ((at_first > at_then)); then
+        fail "$bin: $pretty: its first $first is instruction $at_first, after its first $then" \
+             "(instruction $at_then): --order $ord asks for the other layout"
+      fi
+    done
   done <"$tmp/functions.txt"
 
   if ((checked == 0)); then

@@ -731,7 +731,23 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   const int warpgroup = static_cast<int>(threadIdx.x) / kWarpgroupThreads;
   const Role role = warpgroup == 0 ? Role::kProducer : Role::kConsumer;
-  if (role == Role::kProducer) {
+  // The consumers' branch comes first in the source so that ptxas lays the producer's out first:
+  // with the producer's first, ptxas put it after the consumers' ~43 KiB of code (config 1: the
+  // first tensor load at byte 0xba00 of the kernel, 0x1390 now). Measured (docs/perf-log.md,
+  // session 26): tma-bench gemm +0.2-1.2% on issue 5's geomeans, in each of six alternating
+  // rounds (1024 x 4096 x 4096 +6%, 512 x 7168 x 2048 +5%); in gemm_trace's launches the first
+  // load left 115-175 cycles earlier for configs 3 and 7, unchanged for 0 and 1 (why the bench
+  // gains more is not established). The SASS test gemm_sass_tma (--order) checks the layout.
+  if (role == Role::kConsumer) {
+    warpgroup_reg_alloc<Cfg::kConsumerRegisters>();
+    cudaGridDependencySynchronize();
+    const EpilogueMaps maps{&map_c, &map_d, &map_c_tail, &map_d_tail};
+    const bool stamp = TMA_GEMM_TRACE != 0 && threadIdx.x % kWarpgroupThreads == 0;
+    if (stamp && warpgroup == 1) trace_kernel(p, kConsumerStart, clock64());
+    consume<Cfg, kF16, kA, kB, kTma>(pipe, smem, c_bar[warpgroup - 1], maps, p, warpgroup - 1, rank,
+                                     cluster_m);
+    if (stamp) trace_kernel(p, warpgroup == 1 ? kConsumerDone : kConsumerDone1, clock64());
+  } else {
     warpgroup_reg_dealloc<Cfg::kProducerRegisters>();
     cudaGridDependencySynchronize();
     if constexpr (kTma) {
@@ -745,15 +761,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     } else {
       produce_ordinary<Cfg, kA, kB>(pipe, smem, p);
     }
-  } else {
-    warpgroup_reg_alloc<Cfg::kConsumerRegisters>();
-    cudaGridDependencySynchronize();
-    const EpilogueMaps maps{&map_c, &map_d, &map_c_tail, &map_d_tail};
-    const bool stamp = TMA_GEMM_TRACE != 0 && threadIdx.x % kWarpgroupThreads == 0;
-    if (stamp && warpgroup == 1) trace_kernel(p, kConsumerStart, clock64());
-    consume<Cfg, kF16, kA, kB, kTma>(pipe, smem, c_bar[warpgroup - 1], maps, p, warpgroup - 1, rank,
-                                     cluster_m);
-    if (stamp) trace_kernel(p, warpgroup == 1 ? kConsumerDone : kConsumerDone1, clock64());
   }
   // No cluster barrier before the exit: no CTA leaves while a peer's multicast copies or remote
   // releases still target it, because its consumers waited for every copy (full barriers) and
