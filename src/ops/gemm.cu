@@ -21,6 +21,7 @@
 #include <map>
 #include <mutex>
 #include <random>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -334,11 +335,25 @@ cudaLaunchConfig_t launch_config(int cluster_m, std::uint32_t smem, cudaStream_t
 }
 
 // How many clusters of `cluster_m` CTAs of `kernel` can be resident at once (clusters live inside
-// one GPC, so this can be fewer than SMs / cluster_m): the persistent grid's limit.
-int max_clusters(KernelFn kernel, std::uint32_t smem, int cluster_m) {
+// one GPC, so this can be fewer than SMs / cluster_m): the persistent grid's limit. The answer is
+// a property of the device and the launch shape, so it is asked once per (device, kernel, shared
+// memory, cluster size) and kept for the process's life (the occupancy query cost ~0.6-0.7 us of
+// a ~9-12 us launch: bench/experiments/gemm_host, docs/perf-log.md session 26). The kernel's
+// shared-memory attribute is still set on every launch (~0.5 us): a cudaDeviceReset drops it,
+// and a launch without it would fail.
+int max_clusters(KernelFn kernel, std::uint32_t smem, int cluster_m, int device) {
   check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   static_cast<int>(smem)),
              "cudaFuncSetAttribute(max dynamic shared memory)");
+  using Key = std::tuple<int, const void*, std::uint32_t, int>;
+  static std::mutex mutex;
+  static std::map<Key, int> known;
+  const Key key{device, reinterpret_cast<const void*>(kernel), smem, cluster_m};
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    const auto found = known.find(key);
+    if (found != known.end()) return found->second;
+  }
   cudaLaunchAttribute attr[2];
   const cudaLaunchConfig_t cfg = launch_config(cluster_m, smem, nullptr, attr, false);
   int clusters = 0;
@@ -350,7 +365,33 @@ int max_clusters(KernelFn kernel, std::uint32_t smem, int cluster_m) {
                     " B of shared memory fits on this GPU (is another context holding its "
                     "shared memory, or is it not an sm_90 GPU?)"),
                 0);
+  const std::lock_guard<std::mutex> lock(mutex);
+  known.emplace(key, clusters);
   return clusters;
+}
+
+// The device's compute capability and SM count, asked once per device (immutable).
+struct DeviceInfo {
+  int cc_major = 0, cc_minor = 0, sms = 0;
+};
+DeviceInfo device_info(int dev) {
+  static std::mutex mutex;
+  static std::map<int, DeviceInfo> known;
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    const auto found = known.find(dev);
+    if (found != known.end()) return found->second;
+  }
+  DeviceInfo info;
+  check_cuda(cudaDeviceGetAttribute(&info.cc_major, cudaDevAttrComputeCapabilityMajor, dev),
+             "compute capability query");
+  check_cuda(cudaDeviceGetAttribute(&info.cc_minor, cudaDevAttrComputeCapabilityMinor, dev),
+             "compute capability query");
+  check_cuda(cudaDeviceGetAttribute(&info.sms, cudaDevAttrMultiProcessorCount, dev),
+             "SM count query");
+  const std::lock_guard<std::mutex> lock(mutex);
+  known.emplace(dev, info);
+  return info;
 }
 
 // Everything gemm_tuned decides before it launches (gemm_workspace_bytes stops here).
@@ -379,19 +420,16 @@ unsigned long long* g_trace = nullptr;
 
 Resolved resolve(const GemmArgs& g, Path path, const GemmTuning& tuning) {
   check_args(g, path, tuning);
-  int dev = 0, sms = 0, cc_major = 0, cc_minor = 0;
+  int dev = 0;
   check_cuda(cudaGetDevice(&dev), "cudaGetDevice");
-  check_cuda(cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, dev),
-             "compute capability query");
-  check_cuda(cudaDeviceGetAttribute(&cc_minor, cudaDevAttrComputeCapabilityMinor, dev),
-             "compute capability query");
+  const DeviceInfo info = device_info(dev);
+  const int cc_major = info.cc_major, cc_minor = info.cc_minor, sms = info.sms;
   if (cc_major != 9 || cc_minor != 0)
     throw Error(
         cat("tma::ops::gemm: device ", dev, " has compute capability ", cc_major, ".", cc_minor,
             "; the GEMM kernels are built for sm_90a (wgmma, setmaxnreg) and "
             "run only on compute capability 9.0 (H100 / H200)"),
         0);
-  check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "SM count query");
 
   Resolved r{};
   // The TMA path's kernel computes D's first n_main columns, which end on a 16-byte boundary of
@@ -470,7 +508,7 @@ Resolved resolve(const GemmArgs& g, Path path, const GemmTuning& tuning) {
   r.cluster_m = choice.cluster_m;
   p.cluster_tiles = static_cast<std::int32_t>(cluster_tiles_for(r.cluster_m));
   p.raster = make_raster((p.tiles_m + r.cluster_m - 1) / r.cluster_m, p.tiles_n, raster_group);
-  const int clusters = max_clusters(r.kernel, smem, r.cluster_m);
+  const int clusters = max_clusters(r.kernel, smem, r.cluster_m, dev);
   bool split = choice.split;
   if (split) {
     const int workers = workers_for(clusters, p.cluster_tiles, true, tuning.max_ctas, r.cluster_m);
