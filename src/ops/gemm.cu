@@ -315,22 +315,16 @@ std::uint32_t smem_bytes_for(int config) {
   return with_config(config, [](auto cfg) { return Config<decltype(cfg)::value>::kSmemBytes; });
 }
 
-// attr: room for 2. pdl: programmatic dependent launch (GemmTuning::pdl; gemm_kernel.cuh).
+// One cluster of the GEMM's launch shape (the caller sets the grid); attr: room for 2. pdl:
+// programmatic dependent launch (GemmTuning::pdl; gemm_kernel.cuh), the second attribute.
 cudaLaunchConfig_t launch_config(int cluster_m, std::uint32_t smem, cudaStream_t stream,
                                  cudaLaunchAttribute* attr, bool pdl) {
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = static_cast<unsigned>(cluster_m);
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[1].val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(static_cast<unsigned>(cluster_m));
-  cfg.blockDim = dim3(kThreads);
-  cfg.dynamicSmemBytes = smem;
-  cfg.stream = stream;
-  cfg.attrs = attr;
-  cfg.numAttrs = pdl ? 2 : 1;
+  cudaLaunchConfig_t cfg = cluster_config(1, cluster_m, kThreads, smem, stream, attr);
+  if (pdl) {
+    attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[1].val.programmaticStreamSerializationAllowed = 1;
+    cfg.numAttrs = 2;
+  }
   return cfg;
 }
 

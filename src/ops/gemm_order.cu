@@ -118,23 +118,6 @@ struct ProbeStream {
   ProbeStream& operator=(const ProbeStream&) = delete;
 };
 
-// A 1-D launch of `clusters` clusters of `cluster` CTAs; `attr` (one entry) must outlive it.
-cudaLaunchConfig_t cluster_config(int clusters, int cluster, int threads, std::size_t smem,
-                                  cudaStream_t stream, cudaLaunchAttribute* attr) {
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = static_cast<unsigned>(cluster);
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(static_cast<unsigned>(clusters * cluster));
-  cfg.blockDim = dim3(static_cast<unsigned>(threads));
-  cfg.dynamicSmemBytes = smem;
-  cfg.stream = stream;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
-  return cfg;
-}
-
 bool launch_clusters(const void* kernel, int clusters, int cluster, int threads, std::size_t smem,
                      cudaStream_t stream, void** args) {
   cudaLaunchAttribute attr[1];
@@ -163,6 +146,22 @@ int device_sms() {
 }
 
 }  // namespace
+
+cudaLaunchConfig_t cluster_config(int clusters, int cluster, int threads, std::size_t smem,
+                                  cudaStream_t stream, cudaLaunchAttribute* attr) {
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = static_cast<unsigned>(cluster);
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(clusters * cluster));
+  cfg.blockDim = dim3(static_cast<unsigned>(threads));
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = stream;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  return cfg;
+}
 
 std::vector<int> probe_sm_groups(cudaStream_t stream) {
   const int sms = device_sms();

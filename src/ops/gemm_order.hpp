@@ -23,6 +23,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <numeric>
 #include <vector>
@@ -180,6 +181,13 @@ inline void identity_order(std::uint8_t* worker_of) {
 // identity).
 bool worker_order(std::uint8_t* worker_of, int workers, int cluster_m, std::uint32_t smem,
                   int classes, cudaStream_t stream);
+
+// A 1-D launch of `clusters` clusters of `cluster` CTAs of `threads` threads and `smem` bytes of
+// dynamic shared memory on `stream`: the cluster dimension in attr[0], one attribute (`attr`
+// must outlive the launch; a caller may add more after it). The probes and the GEMM's own launch
+// (gemm.cu: launch_config) build theirs with it.
+cudaLaunchConfig_t cluster_config(int clusters, int cluster, int threads, std::size_t smem,
+                                  cudaStream_t stream, cudaLaunchAttribute* attr);
 
 // The measurements themselves, uncached (gpu tests). The SM group (sm_groups) of every SM of the
 // current device, from clusters of 16 CTAs (8 where 16 is not allowed), launched after
