@@ -162,16 +162,16 @@ for bin in "${binaries[@]}"; do
       fi
     fi
     for ord in "${orders[@]}"; do
-      first=${ord%%,*} then=${ord#*,}
+      first=${ord%%,*} second=${ord#*,}
       at_first=$(printf '%s\n' $ops | grep -nE "^${first//./\\.}(\.|$)" | head -1 | cut -d: -f1 || true)
-      at_then=$(printf '%s\n' $ops | grep -nE "^${then//./\\.}(\.|$)" | head -1 | cut -d: -f1 || true)
-      if [[ -z "$at_first" || -z "$at_then" ]]; then
+      at_second=$(printf '%s\n' $ops | grep -nE "^${second//./\\.}(\.|$)" | head -1 | cut -d: -f1 || true)
+      if [[ -z "$at_first" || -z "$at_second" ]]; then
         missing=$first
-        [[ -n "$at_first" ]] && missing=$then
+        [[ -n "$at_first" ]] && missing=$second
         fail "$bin: $pretty has no $missing instruction (--order $ord)"
-      elif ((at_first > at_then)); then
-        fail "$bin: $pretty: its first $first is instruction $at_first, after its first $then" \
-             "(instruction $at_then): --order $ord asks for the other layout"
+      elif ((at_first > at_second)); then
+        fail "$bin: $pretty: its first $first is instruction $at_first, after its first $second" \
+             "(instruction $at_second): --order $ord asks for the other layout"
       fi
     done
   done <"$tmp/functions.txt"
