@@ -16,16 +16,11 @@
 #include <vector>
 
 #include "experiment.cuh"
+#include "kernels.hpp"  // tma-bench's launch_spin
 #include "tma/ops/gemm.hpp"
 #include "tma/tma.hpp"
 
 namespace {
-
-__global__ void spin(long long cycles) {
-  const long long t0 = clock64();
-  while (clock64() - t0 < cycles) {
-  }
-}
 
 // A stand-in for the GEMM kernel's launch shape: 384 threads, a large dynamic shared memory.
 __global__ void __launch_bounds__(384, 1) empty_kernel() {}
@@ -78,7 +73,7 @@ int main(int argc, char** argv) {
               reps);
   // Enough GPU work queued ahead for every enqueue below (the GEMMs themselves queue behind it).
   const auto busy = [&](double us) {
-    spin<<<1, 1, 0, stream>>>(static_cast<long long>(us * clock_khz * 1e-3));
+    tma::bench::launch_spin(stream, static_cast<long long>(us * clock_khz * 1e-3));
     experiment::check(cudaGetLastError(), "spin");
   };
   busy(reps * 60.0 + 5000);

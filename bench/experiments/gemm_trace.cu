@@ -241,11 +241,16 @@ int main(int argc, char** argv) {
       "  whole kernel: %d..%d units per CTA; first unit: first-stage wait %.0f, k-loop issue %.0f; "
       "consumer span mean %.0f, max %.0f cycles; kernel %.0f cycles at that clock\n",
       units_min, units_max, first0.get(), loop0.get(), c_span.get(), c_span_max, ms * 1e3 * mhz);
+  // The first CTA's entry (%globaltimer) of the CTAs that exited: the origin of the exit times.
+  double entry_min = 1e30;
+  for (int cta = 0; cta < plan.ctas; ++cta)
+    if (at(cta, d::kTraceKernel, 0, d::kExit) != 0)
+      entry_min = std::min(entry_min, at(cta, d::kTraceKernel, 0, d::kEntryNs));
   // The CTAs' lifetimes (role kTraceKernel): clock64 steps on each SM, %globaltimer across SMs.
   {
     Mean init, to_consumer, to_first, tail, wg1_later, to_exit, life, prod_tail, to_unit, to_load;
     Mean to_ready, to_cursor;  // the producer: after setmaxnreg + PDL wait; first unit walked
-    double life_max = 0, entry_min = 1e30, entry_max = 0, exit_min = 1e30, exit_max = 0;
+    double life_max = 0, entry_max = 0, exit_min = 1e30, exit_max = 0;
     const auto kt = [&](int cta, int point) { return at(cta, d::kTraceKernel, 0, point); };
     for (int cta = 0; cta < plan.ctas; ++cta) {
       if (kt(cta, d::kExit) == 0) continue;
@@ -269,7 +274,6 @@ int main(int argc, char** argv) {
       const double l = kt(cta, d::kExit) - kt(cta, d::kEntry);
       life.add(l);
       life_max = std::max(life_max, l);
-      entry_min = std::min(entry_min, kt(cta, d::kEntryNs));
       entry_max = std::max(entry_max, kt(cta, d::kEntryNs));
       exit_min = std::min(exit_min, kt(cta, d::kExitNs));
       exit_max = std::max(exit_max, kt(cta, d::kExitNs));
@@ -301,10 +305,6 @@ int main(int argc, char** argv) {
       double life_max = 0, exit_max = 0;
     };
     std::vector<std::pair<std::string, Pattern>> pats;
-    double entry_min = 1e30;
-    for (int cta = 0; cta < plan.ctas; ++cta)
-      if (at(cta, d::kTraceKernel, 0, d::kEntryNs) != 0)
-        entry_min = std::min(entry_min, at(cta, d::kTraceKernel, 0, d::kEntryNs));
     for (int cta = 0; cta < plan.ctas; ++cta) {
       if (at(cta, d::kTraceKernel, 0, d::kExit) == 0) continue;
       std::string name;

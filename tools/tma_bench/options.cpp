@@ -105,7 +105,8 @@ std::vector<std::string> parse_variants(std::string_view text, std::string_view 
                        "clusters of C = 1, 2 or 4) or cfgN_skC / cfgN_sk (stream-K; clusters of C, "
                        "or 1), e.g. cfg1_cl2,cfg2_sk2");
     }
-    names.push_back(name);
+    // cfgN_sk1 is cfgN_sk (stream-K in clusters of 1), the name the sweep gives it.
+    names.push_back(name.ends_with("_sk1") ? name.substr(0, name.size() - 1) : name);
     start = comma + 1;
   }
   return names;

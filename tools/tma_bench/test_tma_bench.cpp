@@ -277,6 +277,8 @@ TEST(Options, GemmFlags) {
   EXPECT_EQ(v.variants[0], "cfg1_cl2");
   EXPECT_EQ(v.variants[2], "cfg0_sk");
   EXPECT_TRUE(v.gemm_options_given);
+  const char* sk1[] = {"tma-bench", "gemm", "--variants", "cfg3_sk1"};
+  EXPECT_EQ(parse_options(4, const_cast<char**>(sk1)).variants.at(0), "cfg3_sk");
   for (const char* text :
        {"cfg1", "cfg1_cl3", "cfgx_cl2", "cfg1_cl2,", "tma_cfg1_cl2", "cfg1_sk8"}) {
     const char* argv_bad[] = {"tma-bench", "gemm", "--variants", text};
