@@ -71,8 +71,13 @@ PINGPONG_RULE = ["s24"]
 PINGPONG_MAX_K_BLOCKS = {"s20": 32, "s24": 128}
 PINGPONG_176_TIME = 0.985
 PINGPONG_GAIN = 0.97
-# The one-wave rule (session 24 on); --one-wave-rule off for the binaries before it.
-ONE_WAVE_RULE = [True]
+# The one-wave rule: "s27" (the default, session 27 on: the 128 x 128 ping-pong with a
+# column-major B, the cooperative otherwise), "s24" (sessions 24-26: the cooperative), "off"
+# (the binaries before it).
+ONE_WAVE_RULE = ["s27"]
+# The full-wave rule (session 27 on); --full-wave-rule off for the binaries before it.
+FULL_WAVE_RULE = [True]
+FULL_WAVE_SHARE = 0.95
 # Whether the sweep's B was column-major (K-major; the default layout rc): the s24 rule needs it.
 K_MAJOR_B = [True]
 # How many configurations the binary had (--configs): the plan considers only those.
@@ -182,14 +187,22 @@ def choose_plan(m, n, k, sms, c):
         if best_pp is not None and t_pp <= PINGPONG_GAIN * t_dp_columns:
             return best_pp
     # The one-wave rule (gemm_config.hpp: kOneWaveNarrowMaxKBlocks; session 24): one wave of
-    # 128 x 256 tiles with K <= 2048 -> two waves of 128 x 128 tiles in clusters of 2.
-    if (ONE_WAVE_RULE[0] and dp[0] == 0 and k_blocks <= 32 and tiles_m >= 2
+    # 128 x 256 tiles with K <= 2048 -> two waves of 128 x 128 tiles in clusters of 2 (session
+    # 27 on: ping-pong with a column-major B).
+    if (ONE_WAVE_RULE[0] != "off" and dp[0] == 0 and k_blocks <= 32 and tiles_m >= 2
             and tiles_of(dp) <= workers_of(dp)):
-        narrow = (1, 2, False)
+        narrow = (NARROW_PINGPONG_CONFIG if ONE_WAVE_RULE[0] == "s27" and K_MAJOR_B[0] else 1,
+                  2, False)
         if tiles_of(narrow) <= 2 * workers_of(narrow):
             return narrow
     if k_blocks < MIN_STREAM_K_BLOCKS:
         return dp
+    # The full-wave rule (gemm_config.hpp: kFullWaveShare; session 27 on): no split when the
+    # data-parallel plan's last wave is at least 95% full.
+    if FULL_WAVE_RULE[0]:
+        tiles, workers = tiles_of(dp), workers_of(dp)
+        if tiles - (cdiv(tiles, workers) - 1) * workers >= FULL_WAVE_SHARE * workers:
+            return dp
 
     t_dp = tile_time(dp[0]) * data_parallel_time(tiles_of(dp), k_blocks, workers_of(dp))
     best, t_best = dp, c["gain"] * t_dp
@@ -282,10 +295,14 @@ def main():
     ap.add_argument("--pingpong-rule", choices=["s24", "s20", "off"], default=PINGPONG_RULE[0],
                     help="the ping-pong rule: s24 (session 24 on), s20 (sessions 20-23), off "
                     "(before session 20)")
-    ap.add_argument("--one-wave-rule", choices=["on", "off"], default="on",
-                    help="the one-wave rule (on from session 24's last build; off before)")
+    ap.add_argument("--one-wave-rule", choices=["s27", "s24", "off"], default="s27",
+                    help="the one-wave rule: s27 (session 27 on: the 128 x 128 ping-pong), s24 "
+                    "(session 24's last build to session 26: the cooperative), off (before)")
+    ap.add_argument("--full-wave-rule", choices=["on", "off"], default="on",
+                    help="the full-wave rule (on from session 27; off before)")
     args = ap.parse_args()
-    ONE_WAVE_RULE[0] = args.one_wave_rule == "on"
+    ONE_WAVE_RULE[0] = args.one_wave_rule
+    FULL_WAVE_RULE[0] = args.full_wave_rule == "on"
     CONFIGS[0] = args.configs
     PINGPONG_RULE[0] = args.pingpong_rule
     c = {key: getattr(args, key) for key in DEFAULTS}

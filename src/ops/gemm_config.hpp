@@ -331,6 +331,15 @@ inline int choose_stream_k_cluster_m(std::int64_t tiles_m) {
 // before, 0.991 on the session-3 sweep (tests/gemm/test_gemm_host.cpp pins them).
 inline constexpr std::int32_t kMinStreamKBlocks = 32;
 inline constexpr double kStreamKGain = 1.0;
+// No split when the data-parallel plan's last wave keeps at least this share of the workers busy:
+// a split then saves at most the idle share, and its handoff and the stream-K pieces' reads at
+// staggered k offsets cost more. The cost model above (fitted on shapes whose last wave was far
+// from full) had 512 x 4096 x 11008 (128 tiles of 128 x 128 on 132 SMs, one wave 97% full) split
+// on 128 x 192 tiles; measured there, in every recorded sweep (five H200, two H100), the one
+// 128 x 128 wave in clusters of 2 was as fast (H200: 0.808-0.827x cuBLASLt against the split's
+// 0.783-0.821x) or faster (H100: 0.893 / 0.923x against 0.801 / 0.819x, the sweeps of sessions 20
+// and 24). No other swept shape changes (bench/fit_plan.py).
+inline constexpr double kFullWaveShare = 0.95;
 
 // The caller's fixed choices (GemmTuning): config -1, cluster_m 0 and stream_k 0 leave them to the
 // heuristic; may_cluster = false (the ordinary path: no multicast) means clusters of 1.
@@ -449,21 +458,34 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
     if (pingpong.config >= 0 && t_pingpong <= kPingPongGain * t_dp) return pingpong;
   }
   // One wave of 128 x 256 tiles with K <= 2048: two waves of 128 x 128 tiles instead (clusters
-  // of 2, data-parallel). Measured (H100, session 24, with the GPC-aware order): 2048^3 in four
-  // sweeps 0.938-0.943x cuBLASLt against 0.922-0.930x on 128 x 256; tma-bench's default timing,
-  // four alternating rounds: 3.6% faster (28.59 -> 27.61 us); `tma-bench gemm --shapes --sweep`:
-  // 2.1-5.1% faster on seven more one-wave shapes with K = 256 .. 2048. The rule leaves a given
-  // configuration, clusters of 1 or 4, a forced split and the ordinary path alone.
+  // of 2, data-parallel), ping-pong with a column-major B (one warpgroup's epilogue under the
+  // other's k-loop), cooperative otherwise. Measured (H100, session 24, with the GPC-aware order,
+  // in tma-bench's timing before session 25 fixed its L2 rotation): 2048^3 in four sweeps
+  // 0.938-0.943x cuBLASLt against 0.922-0.930x on 128 x 256; four alternating rounds: 3.6%
+  // faster (28.59 -> 27.61 us); `tma-bench gemm --shapes --sweep`: 2.1-5.1% faster on seven more
+  // one-wave shapes with K = 256 .. 2048. Session 27 (H100, the corrected rotation, three seeds,
+  // the kernels timed side by side with the plan's own as a duplicate, whose two readings were
+  // up to 1.2% apart): 128 x 128 cooperative against 128 x 256 +0-2.5% on five one-wave shapes;
+  // the ping-pong against the cooperative +0.3-3.3% in 13 of 15 rounds (2048^3 +0.3-1.5%, 2048 x
+  // 2048 x 512 +2.4-3.3%): the cooperative 128-wide tile cannot run its epilogue under the next
+  // tile's k-loop (shared-memory bandwidth, docs/perf-log.md session 27), the ping-pong does.
+  // The rule leaves a given configuration, clusters of 1 or 4, a forced split and the ordinary
+  // path alone.
   if (req.config < 0 && dp.config == 0 && req.may_cluster &&
       (req.cluster_m == 0 || req.cluster_m == 2) && req.stream_k != 2 &&
       k_blocks64 <= kOneWaveNarrowMaxKBlocks && tiles_of(dp) <= workers_of(dp)) {
-    const GemmChoice narrow{1, 2, false};
+    const GemmChoice narrow{req.k_major_b ? kNarrowPingPongConfig : 1, 2, false};
     if (tiles_m >= 2 && tiles_of(narrow) <= 2 * std::int64_t{workers_of(narrow)}) return narrow;
   }
   if (req.stream_k == 1) return dp;
   // Forced split without a configuration: the 128 x 128 tiles (more, smaller pieces).
   if (req.stream_k == 2) return split_with(req.config >= 0 ? req.config : 1);
   if (k_blocks64 < kMinStreamKBlocks) return dp;
+  {
+    const std::int64_t tiles = tiles_of(dp), workers = workers_of(dp);
+    const std::int64_t last_wave = tiles - (tiles - 1) / workers * workers;
+    if (static_cast<double>(last_wave) >= kFullWaveShare * static_cast<double>(workers)) return dp;
+  }
   const auto k_blocks = static_cast<std::int32_t>(k_blocks64);
   const double t_dp = scale(dp.config) * data_parallel_time(tiles_of(dp), k_blocks, workers_of(dp));
   GemmChoice best = dp;

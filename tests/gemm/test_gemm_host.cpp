@@ -899,10 +899,17 @@ TEST(GemmPlan, SweptShapesGetTheirBestVariant) {
       {16384, 28672, 8192, 4, 2, true, 672.3, 680.0},   // best: cfg0_sk2
   };
   double log_sum = 0;
-  int pingpong = 0, one_wave = 0;
+  int pingpong = 0, one_wave = 0, full_wave = 0;
   for (const SweptShape& x : kShapes) {
     SCOPED_TRACE(testing::Message() << x.m << " x " << x.n << " x " << x.k);
     const plan::GemmChoice c = plan::choose_plan(x.m, x.n, x.k, 132, plan::PlanRequest{});
+    // Since session 24 the one-wave rule takes 2048^3 (OneWaveOfWideTilesTakesTwoOfNarrow; the
+    // 128 x 128 ping-pong since session 27).
+    if (x.m == 2048 && x.n == 2048 && x.k == 2048) {
+      EXPECT_EQ(c.config, plan::kNarrowPingPongConfig);
+      ++one_wave;
+      continue;
+    }
     // Since session 20 (K <= 2048) and session 24 (K <= 8192) the ping-pong rule takes these
     // (config 7 was not in this sweep, config 2 not a choice; ManyWavesTakeAPingPong below has
     // their measurements).
@@ -910,38 +917,78 @@ TEST(GemmPlan, SweptShapesGetTheirBestVariant) {
       ++pingpong;
       continue;
     }
-    // Since session 24 the one-wave rule takes 2048^3 (OneWaveOfWideTilesTakesTwoOfNarrow).
-    if (x.m == 2048 && x.n == 2048 && x.k == 2048) {
+    // Since session 27 the full-wave rule keeps 512 x 4096 x 11008 data-parallel
+    // (AFullLastWaveIsNotSplit; this sweep: 128 x 128 in clusters of 2 at 0.818x cuBLASLt, the
+    // split chosen here at 0.817x).
+    if (x.m == 512 && x.n == 4096 && x.k == 11008) {
       EXPECT_EQ(c.config, 1);
-      ++one_wave;
+      EXPECT_FALSE(c.split);
+      ++full_wave;
       continue;
     }
     EXPECT_EQ(c.config, x.config);
     EXPECT_EQ(c.cluster_m, x.cluster_m);
     EXPECT_EQ(c.split, x.split);
-    // The worst: 512 x 4096 x 11008 (128 x 192 split 607, 128 x 176 split 630 TFLOP/s).
+    // Every choice within 5% of the best variant (the worst was 512 x 4096 x 11008, 128 x 192
+    // split 607 against 128 x 176 split 630 TFLOP/s, now the full-wave rule's).
     EXPECT_GE(x.chosen_tflops, 0.95 * x.best_tflops);
     log_sum += std::log(x.chosen_tflops / x.best_tflops);
   }
   // On average the choice is within 1% of the best variant measured (0.994 on this sweep).
   EXPECT_EQ(pingpong, 11);
   EXPECT_EQ(one_wave, 1);
-  EXPECT_GE(std::exp(log_sum / static_cast<double>(std::size(kShapes) - pingpong - one_wave)),
-            0.99);
+  EXPECT_EQ(full_wave, 1);
+  EXPECT_GE(
+      std::exp(log_sum / static_cast<double>(std::size(kShapes) - pingpong - one_wave - full_wave)),
+      0.99);
 }
 
-TEST(GemmPlan, OneWaveOfWideTilesTakesTwoOfNarrow) {
-  // One wave of 128 x 256 cluster tiles with K <= 2048: the 128 x 128 cooperative tiles in
-  // clusters of 2 (two waves), data-parallel. Measured (H100, session 24,
-  // bench/results/h100-2026-11-26-s24-gemm-investigation.txt call 10, tma-bench's default timing,
-  // four alternating rounds): 2048^3 3.6% faster (28.59 -> 27.61 us; 0.98 -> 0.99x cuBLASLt over
-  // the squares); four sweeps had it 1.5-2% ahead.
-  plan::GemmChoice c = plan::choose_plan(2048, 2048, 2048, 132, plan::PlanRequest{});
+TEST(GemmPlan, AFullLastWaveIsNotSplit) {
+  // 512 x 4096 x 11008: 128 tiles of 128 x 128 (64 cluster tiles on 66 clusters: one wave, 97%
+  // of the workers). The cost model alone splits it on 128 x 192 tiles; every recorded sweep had
+  // the data-parallel wave as fast or faster (H100, sessions 20 / 24: 0.893 / 0.923x cuBLASLt
+  // against 0.801 / 0.819x).
+  plan::GemmChoice c = plan::choose_plan(512, 4096, 11008, 132, plan::PlanRequest{});
   EXPECT_EQ(c.config, 1);
   EXPECT_EQ(c.cluster_m, 2);
   EXPECT_FALSE(c.split);
-  c = plan::choose_plan(1024, 4096, 1024, 132, plan::PlanRequest{});  // the rule, not measured
+  // A last wave under 95% full still splits: 1024 x 2112 x 7168 (88 tiles of 128 x 192, 67%).
+  c = plan::choose_plan(1024, 2112, 7168, 132, plan::PlanRequest{});
+  EXPECT_EQ(c.config, 3);
+  EXPECT_TRUE(c.split);
+  // The same wave with K = 8192 (the model alone splits it too) and with two tile rows (256 x
+  // 8192: 64 cluster tiles); at N = 3968 the wave is 62 cluster tiles on 66 clusters (94%): left
+  // to the model, which splits it.
+  EXPECT_FALSE(plan::choose_plan(512, 4096, 8192, 132, plan::PlanRequest{}).split);
+  EXPECT_FALSE(plan::choose_plan(256, 8192, 11008, 132, plan::PlanRequest{}).split);
+  EXPECT_TRUE(plan::choose_plan(512, 3968, 11008, 132, plan::PlanRequest{}).split);
+  // A forced split is still a split.
+  plan::PlanRequest req;
+  req.stream_k = 2;
+  EXPECT_TRUE(plan::choose_plan(512, 4096, 11008, 132, req).split);
+}
+
+TEST(GemmPlan, OneWaveOfWideTilesTakesTwoOfNarrow) {
+  // One wave of 128 x 256 cluster tiles with K <= 2048: 128 x 128 tiles in clusters of 2 (two
+  // waves), data-parallel; the ping-pong with a column-major B (session 27), the cooperative
+  // otherwise. Measured (H100, session 24,
+  // bench/results/h100-2026-11-26-s24-gemm-investigation.txt call 10, tma-bench's default timing,
+  // four alternating rounds): 2048^3 3.6% faster on the cooperative 128 x 128 (28.59 -> 27.61 us;
+  // 0.98 -> 0.99x cuBLASLt over the squares); four sweeps had it 1.5-2% ahead. Session 27
+  // (bench/results/h100-2026-11-27-s27-gemm-investigation.txt calls 4-5): the ping-pong +0.3-3.3%
+  // over the cooperative on five one-wave shapes.
+  plan::GemmChoice c = plan::choose_plan(2048, 2048, 2048, 132, plan::PlanRequest{});
+  EXPECT_EQ(c.config, plan::kNarrowPingPongConfig);
+  EXPECT_EQ(c.cluster_m, 2);
+  EXPECT_FALSE(c.split);
+  c = plan::choose_plan(1024, 4096, 1024, 132, plan::PlanRequest{});
+  EXPECT_EQ(c.config, plan::kNarrowPingPongConfig);
+  // A row-major B: the cooperative 128 x 128 (the ping-pong lost 2-17% with it, session 24).
+  plan::PlanRequest row_b;
+  row_b.k_major_b = false;
+  c = plan::choose_plan(2048, 2048, 2048, 132, row_b);
   EXPECT_EQ(c.config, 1);
+  EXPECT_EQ(c.cluster_m, 2);
   // Longer K, more than one wave of wide tiles, or a wide choice other than 128 x 256 keep theirs:
   // 1024 x 4096 x 4096 (K = 4096: equal in the sweeps), 4096^3, 512 x 7168 x 2048 (128 x 224:
   // 128 x 128 was 6% slower in the sweeps).
@@ -996,13 +1043,13 @@ TEST(GemmPlan, ManyWavesTakeAPingPong) {
   // (cooler) had it ahead: 4096^3 (config 2, a tie of idle columns) -1.8%, 8192^3 (config 7, 2.7%
   // fewer) -1.7%, 16384 x 11008 x 4096 (1.6% fewer) -1.5%, 2048 / 8192 / 16384 x 4096 x 4096
   // -1.1 to -1.6%. Those keep the cooperative tiles, as do fewer waves (1024 x 7168 x 2048: 2.5;
-  // 2048^3: 1.5) and longer K (11008, 8256).
+  // 2048^3, 1.5, is the one-wave rule's: OneWaveOfWideTilesTakesTwoOfNarrow) and longer K (11008,
+  // 8256).
   for (const auto& [m, n, k] : {std::array<std::int64_t, 3>{4096, 4096, 4096},
                                 std::array<std::int64_t, 3>{8192, 8192, 8192},
                                 std::array<std::int64_t, 3>{16384, 11008, 4096},
                                 std::array<std::int64_t, 3>{8192, 4096, 4096},
                                 std::array<std::int64_t, 3>{1024, 7168, 2048},
-                                std::array<std::int64_t, 3>{2048, 2048, 2048},
                                 std::array<std::int64_t, 3>{8192, 4096, 11008},
                                 std::array<std::int64_t, 3>{8192, 7168, 8256},
                                 std::array<std::int64_t, 3>{4096, 2112, 7168}}) {
