@@ -36,7 +36,12 @@ with --block-cost2 1.3 --block-cost1 1.6 --handoff 2 --gain 0.95. The binaries o
 (--configs 7); session 10 the 128 x 176 ping-pong (--configs 8, the default), which the plan
 chooses from session 20 on for K <= 2048 with at least 4 waves of its tiles (--pingpong-rule s20;
 the binaries before that: --pingpong-rule off), and from session 24 on, with the 128 x 128
-ping-pong, for K <= 8192 (--pingpong-rule s24, the default).
+ping-pong, for K <= 8192 (--pingpong-rule s24, the default). Session 24's last build added the
+one-wave rule (one wave of 128 x 256 tiles at K <= 2048 -> 128 x 128 tiles: --one-wave-rule s24,
+the cooperative; session 27 on s27, the default: the ping-pong with a column-major B; before:
+off) and session 27 the full-wave rule (no split when the data-parallel plan's last wave is at
+least 95% full: --full-wave-rule on, the default; before: off); its sweep is
+bench/results/h100-2026-11-27-s27-gemm-sweep.json.
 """
 
 import argparse
