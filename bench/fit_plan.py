@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Scores (and refits) the GEMM plan heuristic against a `tma-bench gemm --sweep` record.
 
-    python3 bench/fit_plan.py SWEEP.json [--block-cost2 X] [--block-cost1 X] [--handoff X]
-                                         [--gain X] [--grid] [--top N]
+    python3 bench/fit_plan.py SWEEP.json [--binary SESSION] [--check] [--grid] [--top N]
+                                         [--block-cost2 X] [--block-cost1 X] [--handoff X]
+                                         [--gain X] [--configs N] [--pingpong-rule R]
+                                         [--one-wave-rule R] [--full-wave-rule R]
 
 SWEEP.json is what `tma-bench gemm --no-ordinary --sweep --json SWEEP.json` wrote: every shape
 timed with every variant (tma_cfgC_clK: configuration C data-parallel in clusters of K;
@@ -23,24 +25,24 @@ parameters (defaults: the ones in the source). It prints
     the best variant of every shape (the oracle: what any plan could reach on this sweep);
   - with --grid, the constants on a grid ranked by mean quality.
 
---check exits 1 when a choice differs from the binary's (the CPU tests run it on the recorded
-sweeps of sessions 6 and 7, each with its binary's constants). Those tests compare the replica
+--check exits 1 when a choice differs from the binary's (the CPU tests run it on every recorded
+H100 and H200 sweep with --binary of its session). Those tests compare the replica
 with recorded binaries: a later change to the C++ plan shows here only once a sweep of the new
 binary is recorded, so change both together.
 
-The record's "tma" entry may come from a binary with other constants than the current source
-(e.g. a sweep run before a refit): pass that binary's constants to check the replica, then the
-new ones to score them. Session 6's sweep (bench/results/h200-2026-11-24-s6-gemm-sweep.json) ran
-with --block-cost2 1.3 --block-cost1 1.6 --handoff 2 --gain 0.95. The binaries of sessions 6 and
-7 had the first 4 configurations (--configs 4); session 8 added the widths 224, 240 and 176
-(--configs 7); session 10 the 128 x 176 ping-pong (--configs 8, the default), which the plan
-chooses from session 20 on for K <= 2048 with at least 4 waves of its tiles (--pingpong-rule s20;
-the binaries before that: --pingpong-rule off), and from session 24 on, with the 128 x 128
-ping-pong, for K <= 8192 (--pingpong-rule s24, the default). Session 24's last build added the
-one-wave rule (one wave of 128 x 256 tiles at K <= 2048 -> 128 x 128 tiles: --one-wave-rule s24,
-the cooperative; session 27 on s27, the default: the ping-pong with a column-major B; before:
-off) and session 27 the full-wave rule (no split when the data-parallel plan's last wave is at
-least 95% full: --full-wave-rule on, the default; before: off); its sweep is
+The record's "tma" entry may come from a binary with other rules or constants than the current
+source: --binary SESSION (BINARIES below: s6, s7, s8, s10, s20, s24, s27, the default and the
+current source) sets what that session's binary had, and each option after it overrides one
+setting (e.g. new constants, to score a refit). The history: session 6's binary ran with
+--block-cost2 1.3 --block-cost1 1.6 --handoff 2 --gain 0.95; the binaries of sessions 6 and 7
+had the first 4 configurations (--configs 4); session 8 added the widths 224, 240 and 176
+(--configs 7); session 10 the 128 x 176 ping-pong (--configs 8), which the plan chooses from
+session 20 on for K <= 2048 with at least 4 waves of its tiles (--pingpong-rule s20), and from
+session 24 on, with the 128 x 128 ping-pong, for K <= 8192 (--pingpong-rule s24). Session 24's
+last build added the one-wave rule (one wave of 128 x 256 tiles at K <= 2048 -> 128 x 128 tiles:
+--one-wave-rule s24, the cooperative; from session 27 s27, the ping-pong with a column-major B)
+and session 27 the full-wave rule (no split when the data-parallel plan's last wave is at least
+95% full: --full-wave-rule on). Session 27's sweep is
 bench/results/h100-2026-11-27-s27-gemm-sweep.json.
 """
 
@@ -286,31 +288,53 @@ def score(shapes, sms, c):
             gm(oracle[True]), gm(oracle[False]))
 
 
+# What each recorded sweep's binary had (its plan rules, configurations and cost constants), so
+# that --binary SESSION checks the replica against it; "s27" is the current source. A new rule
+# adds its setting here (off for the older binaries), not a flag to every test.
+BINARIES = {
+    "s6": dict(configs=4, pingpong_rule="off", one_wave_rule="off", full_wave_rule="off",
+               block_cost2=1.3, block_cost1=1.6, handoff=2.0, gain=0.95),
+    "s7": dict(configs=4, pingpong_rule="off", one_wave_rule="off", full_wave_rule="off"),
+    "s8": dict(configs=7, pingpong_rule="off", one_wave_rule="off", full_wave_rule="off"),
+    "s10": dict(pingpong_rule="off", one_wave_rule="off", full_wave_rule="off"),
+    "s20": dict(pingpong_rule="s20", one_wave_rule="off", full_wave_rule="off"),
+    "s24": dict(pingpong_rule="s24", one_wave_rule="off", full_wave_rule="off"),
+    "s27": dict(),
+}
+CURRENT = dict(configs=len(CONFIG_BLOCK_N), pingpong_rule="s24", one_wave_rule="s27",
+               full_wave_rule="on", **DEFAULTS)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("sweep")
-    for key, value in DEFAULTS.items():
-        ap.add_argument("--" + key.replace("_", "-"), type=float, default=value)
+    ap.add_argument("--binary", choices=list(BINARIES), default="s27",
+                    help="the session whose binary ran the sweep: its rules, configurations and "
+                    "constants (default s27, the current source); the options below override them")
+    for key in DEFAULTS:
+        ap.add_argument("--" + key.replace("_", "-"), type=float, default=None)
     ap.add_argument("--grid", action="store_true", help="rank constants on a grid")
     ap.add_argument("--check", action="store_true",
                     help="exit 1 unless every choice is the binary's (pass its constants)")
     ap.add_argument("--top", type=int, default=10)
-    ap.add_argument("--configs", type=int, default=len(CONFIG_BLOCK_N),
+    ap.add_argument("--configs", type=int, default=None,
                     help="configurations the sweep's binary had (4 before session 8)")
-    ap.add_argument("--pingpong-rule", choices=["s24", "s20", "off"], default=PINGPONG_RULE[0],
+    ap.add_argument("--pingpong-rule", choices=["s24", "s20", "off"], default=None,
                     help="the ping-pong rule: s24 (session 24 on), s20 (sessions 20-23), off "
                     "(before session 20)")
-    ap.add_argument("--one-wave-rule", choices=["s27", "s24", "off"], default="s27",
+    ap.add_argument("--one-wave-rule", choices=["s27", "s24", "off"], default=None,
                     help="the one-wave rule: s27 (session 27 on: the 128 x 128 ping-pong), s24 "
                     "(session 24's last build to session 26: the cooperative), off (before)")
-    ap.add_argument("--full-wave-rule", choices=["on", "off"], default="on",
+    ap.add_argument("--full-wave-rule", choices=["on", "off"], default=None,
                     help="the full-wave rule (on from session 27; off before)")
     args = ap.parse_args()
-    ONE_WAVE_RULE[0] = args.one_wave_rule
-    FULL_WAVE_RULE[0] = args.full_wave_rule == "on"
-    CONFIGS[0] = args.configs
-    PINGPONG_RULE[0] = args.pingpong_rule
-    c = {key: getattr(args, key) for key in DEFAULTS}
+    settings = dict(CURRENT, **BINARIES[args.binary])
+    settings.update({k: v for k, v in vars(args).items() if k in settings and v is not None})
+    ONE_WAVE_RULE[0] = settings["one_wave_rule"]
+    FULL_WAVE_RULE[0] = settings["full_wave_rule"] == "on"
+    CONFIGS[0] = settings["configs"]
+    PINGPONG_RULE[0] = settings["pingpong_rule"]
+    c = {key: settings[key] for key in DEFAULTS}
     sms, shapes = load(args.sweep)
     if not shapes:
         sys.exit("fit_plan: no swept shapes in %s (run tma-bench gemm --sweep)" % args.sweep)

@@ -328,6 +328,21 @@ cudaLaunchConfig_t launch_config(int cluster_m, std::uint32_t smem, cudaStream_t
   return cfg;
 }
 
+// compute() for `key`, asked once per key for the process's life and kept (facts of a device
+// and a launch shape that do not change while it runs), thread-safe: the first caller computes
+// under the lock, so two threads never compute (or create) one key's answer twice. Each call
+// site's lambda type gives it a cache of its own. Nothing is kept when compute() throws.
+template <class Key, class Compute>
+auto once_per_key(const Key& key, Compute compute) -> decltype(compute()) {
+  using Value = decltype(compute());
+  static std::mutex mutex;
+  static std::map<Key, Value> known;
+  const std::lock_guard<std::mutex> lock(mutex);
+  const auto found = known.find(key);
+  if (found != known.end()) return found->second;
+  return known.emplace(key, compute()).first->second;
+}
+
 // How many clusters of `cluster_m` CTAs of `kernel` can be resident at once (clusters live inside
 // one GPC, so this can be fewer than SMs / cluster_m): the persistent grid's limit. The answer is
 // a property of the device and the launch shape, so it is asked once per (device, kernel, shared
@@ -339,29 +354,22 @@ int max_clusters(KernelFn kernel, std::uint32_t smem, int cluster_m, int device)
   check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   static_cast<int>(smem)),
              "cudaFuncSetAttribute(max dynamic shared memory)");
-  using Key = std::tuple<int, const void*, std::uint32_t, int>;
-  static std::mutex mutex;
-  static std::map<Key, int> known;
-  const Key key{device, reinterpret_cast<const void*>(kernel), smem, cluster_m};
-  {
-    const std::lock_guard<std::mutex> lock(mutex);
-    const auto found = known.find(key);
-    if (found != known.end()) return found->second;
-  }
-  cudaLaunchAttribute attr[2];
-  const cudaLaunchConfig_t cfg = launch_config(cluster_m, smem, nullptr, attr, false);
-  int clusters = 0;
-  check_cuda(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg),
-             "cudaOccupancyMaxActiveClusters");
-  if (clusters < 1)
-    throw Error(cat("tma::ops::gemm: no cluster of ", cluster_m, " CTAs with ", kThreads,
-                    " threads and ", smem,
-                    " B of shared memory fits on this GPU (is another context holding its "
-                    "shared memory, or is it not an sm_90 GPU?)"),
-                0);
-  const std::lock_guard<std::mutex> lock(mutex);
-  known.emplace(key, clusters);
-  return clusters;
+  const std::tuple<int, const void*, std::uint32_t, int> key{
+      device, reinterpret_cast<const void*>(kernel), smem, cluster_m};
+  return once_per_key(key, [&] {
+    cudaLaunchAttribute attr[2];
+    const cudaLaunchConfig_t cfg = launch_config(cluster_m, smem, nullptr, attr, false);
+    int clusters = 0;
+    check_cuda(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg),
+               "cudaOccupancyMaxActiveClusters");
+    if (clusters < 1)
+      throw Error(cat("tma::ops::gemm: no cluster of ", cluster_m, " CTAs with ", kThreads,
+                      " threads and ", smem,
+                      " B of shared memory fits on this GPU (is another context holding its "
+                      "shared memory, or is it not an sm_90 GPU?)"),
+                  0);
+    return clusters;
+  });
 }
 
 // The device's compute capability and SM count, asked once per device (immutable).
@@ -369,23 +377,16 @@ struct DeviceInfo {
   int cc_major = 0, cc_minor = 0, sms = 0;
 };
 DeviceInfo device_info(int dev) {
-  static std::mutex mutex;
-  static std::map<int, DeviceInfo> known;
-  {
-    const std::lock_guard<std::mutex> lock(mutex);
-    const auto found = known.find(dev);
-    if (found != known.end()) return found->second;
-  }
-  DeviceInfo info;
-  check_cuda(cudaDeviceGetAttribute(&info.cc_major, cudaDevAttrComputeCapabilityMajor, dev),
-             "compute capability query");
-  check_cuda(cudaDeviceGetAttribute(&info.cc_minor, cudaDevAttrComputeCapabilityMinor, dev),
-             "compute capability query");
-  check_cuda(cudaDeviceGetAttribute(&info.sms, cudaDevAttrMultiProcessorCount, dev),
-             "SM count query");
-  const std::lock_guard<std::mutex> lock(mutex);
-  known.emplace(dev, info);
-  return info;
+  return once_per_key(dev, [dev] {
+    DeviceInfo info;
+    check_cuda(cudaDeviceGetAttribute(&info.cc_major, cudaDevAttrComputeCapabilityMajor, dev),
+               "compute capability query");
+    check_cuda(cudaDeviceGetAttribute(&info.cc_minor, cudaDevAttrComputeCapabilityMinor, dev),
+               "compute capability query");
+    check_cuda(cudaDeviceGetAttribute(&info.sms, cudaDevAttrMultiProcessorCount, dev),
+               "SM count query");
+    return info;
+  });
 }
 
 // Everything gemm_tuned decides before it launches (gemm_workspace_bytes stops here).
@@ -531,22 +532,18 @@ Resolved resolve(const GemmArgs& g, Path path, const GemmTuning& tuning) {
 cudaMemPool_t workspace_pool() {
   int device = 0;
   check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-  static std::mutex mutex;
-  static std::map<int, cudaMemPool_t> pools;
-  const std::lock_guard<std::mutex> lock(mutex);
-  const auto found = pools.find(device);
-  if (found != pools.end()) return found->second;
-  cudaMemPoolProps props{};
-  props.allocType = cudaMemAllocationTypePinned;
-  props.location.type = cudaMemLocationTypeDevice;
-  props.location.id = device;
-  cudaMemPool_t pool = nullptr;
-  check_cuda(cudaMemPoolCreate(&pool, &props), "cudaMemPoolCreate(stream-K workspace pool)");
-  std::uint64_t keep = std::numeric_limits<std::uint64_t>::max();
-  check_cuda(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep),
-             "cudaMemPoolSetAttribute(release threshold)");
-  pools.emplace(device, pool);
-  return pool;
+  return once_per_key(device, [device] {
+    cudaMemPoolProps props{};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = device;
+    cudaMemPool_t pool = nullptr;
+    check_cuda(cudaMemPoolCreate(&pool, &props), "cudaMemPoolCreate(stream-K workspace pool)");
+    std::uint64_t keep = std::numeric_limits<std::uint64_t>::max();
+    check_cuda(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep),
+               "cudaMemPoolSetAttribute(release threshold)");
+    return pool;
+  });
 }
 
 // A stream-ordered allocation freed (stream-ordered) when it goes out of scope, also when a
