@@ -31,8 +31,8 @@ with recorded binaries: a later change to the C++ plan shows here only once a sw
 binary is recorded, so change both together.
 
 The record's "tma" entry may come from a binary with other rules or constants than the current
-source: --binary SESSION (BINARIES below: s6, s7, s8, s10, s20, s24, s27, the default and the
-current source) sets what that session's binary had, and each option after it overrides one
+source: --binary SESSION (BINARIES below: s6, s7, s8, s10, s20, s24, s27, s28, the default and
+the current source) sets what that session's binary had, and each option after it overrides one
 setting (e.g. new constants, to score a refit). The history: session 6's binary ran with
 --block-cost2 1.3 --block-cost1 1.6 --handoff 2 --gain 0.95; the binaries of sessions 6 and 7
 had the first 4 configurations (--configs 4); session 8 added the widths 224, 240 and 176
@@ -42,8 +42,9 @@ session 24 on, with the 128 x 128 ping-pong, for K <= 8192 (--pingpong-rule s24)
 last build added the one-wave rule (one wave of 128 x 256 tiles at K <= 2048 -> 128 x 128 tiles:
 --one-wave-rule s24, the cooperative; from session 27 s27, the ping-pong with a column-major B)
 and session 27 the full-wave rule (no split when the data-parallel plan's last wave is at least
-95% full: --full-wave-rule on). Session 27's sweep is
-bench/results/h100-2026-11-27-s27-gemm-sweep.json.
+95% full: --full-wave-rule on). Session 28 added configuration 8 (128 x 144) and the 144 rule
+(one wave of its cluster tiles at >= 90% of the clusters: data-parallel on it; --configs 8 turns
+it off). Session 27's sweep is bench/results/h100-2026-11-27-s27-gemm-sweep.json.
 """
 
 import argparse
@@ -58,8 +59,8 @@ from issue_sets import issue_set
 # src/ops/gemm_config.hpp and include/tma/ops/gemm.hpp (kGemmConfigs: block_n, ping-pong).
 BLOCK_M = 128
 BLOCK_K = 64
-CONFIG_BLOCK_N = [256, 128, 128, 192, 224, 240, 176, 176]
-CONFIG_PINGPONG = [False, False, True, False, False, False, False, True]
+CONFIG_BLOCK_N = [256, 128, 128, 192, 224, 240, 176, 176, 144]
+CONFIG_PINGPONG = [False, False, True, False, False, False, False, True, False]
 FIT_CONFIGS = [3, 4, 5, 6]  # gemm_config.hpp: kFitConfigs
 NARROW_TILE_TIME = 0.64
 TILE192_TIME = 0.75
@@ -85,6 +86,12 @@ ONE_WAVE_RULE = ["s27"]
 # The full-wave rule (session 27 on); --full-wave-rule off for the binaries before it.
 FULL_WAVE_RULE = [True]
 FULL_WAVE_SHARE = 0.95
+# The 144 rule (gemm_config.hpp: kConfig144, kWave144Share; session 28 on): one wave of 128 x 144
+# cluster tiles at >= 90% of the clusters, where the data-parallel choice gives each worker more
+# columns -> configuration 8 in clusters of 2, data-parallel. Binaries without configuration 8
+# (--configs 8 or fewer) do not have it.
+CONFIG144 = 8
+WAVE144_SHARE = 0.9
 # Whether the sweep's B was column-major (K-major; the default layout rc): the s24 rule needs it.
 K_MAJOR_B = [True]
 # How many configurations the binary had (--configs): the plan considers only those.
@@ -202,6 +209,13 @@ def choose_plan(m, n, k, sms, c):
                   2, False)
         if tiles_of(narrow) <= 2 * workers_of(narrow):
             return narrow
+    # The 144 rule (session 28 on).
+    if CONFIG144 < CONFIGS[0] and K_MAJOR_B[0] and tiles_m >= 2:
+        wave144 = (CONFIG144, 2, False)
+        tiles, workers = tiles_of(wave144), workers_of(wave144)
+        if (tiles <= workers and tiles >= WAVE144_SHARE * workers and
+                cdiv(tiles_of(dp), workers_of(dp)) * CONFIG_BLOCK_N[dp[0]] > CONFIG_BLOCK_N[CONFIG144]):
+            return wave144
     if k_blocks < MIN_STREAM_K_BLOCKS:
         return dp
     # The full-wave rule (gemm_config.hpp: kFullWaveShare; session 27 on): no split when the
@@ -289,17 +303,18 @@ def score(shapes, sms, c):
 
 
 # What each recorded sweep's binary had (its plan rules, configurations and cost constants), so
-# that --binary SESSION checks the replica against it; "s27" is the current source. A new rule
+# that --binary SESSION checks the replica against it; "s28" is the current source. A new rule
 # adds its setting here (off for the older binaries), not a flag to every test.
 BINARIES = {
     "s6": dict(configs=4, pingpong_rule="off", one_wave_rule="off", full_wave_rule="off",
                block_cost2=1.3, block_cost1=1.6, handoff=2.0, gain=0.95),
     "s7": dict(configs=4, pingpong_rule="off", one_wave_rule="off", full_wave_rule="off"),
     "s8": dict(configs=7, pingpong_rule="off", one_wave_rule="off", full_wave_rule="off"),
-    "s10": dict(pingpong_rule="off", one_wave_rule="off", full_wave_rule="off"),
-    "s20": dict(pingpong_rule="s20", one_wave_rule="off", full_wave_rule="off"),
-    "s24": dict(pingpong_rule="s24", one_wave_rule="off", full_wave_rule="off"),
-    "s27": dict(),
+    "s10": dict(configs=8, pingpong_rule="off", one_wave_rule="off", full_wave_rule="off"),
+    "s20": dict(configs=8, pingpong_rule="s20", one_wave_rule="off", full_wave_rule="off"),
+    "s24": dict(configs=8, pingpong_rule="s24", one_wave_rule="off", full_wave_rule="off"),
+    "s27": dict(configs=8),
+    "s28": dict(),
 }
 CURRENT = dict(configs=len(CONFIG_BLOCK_N), pingpong_rule="s24", one_wave_rule="s27",
                full_wave_rule="on", **DEFAULTS)
@@ -308,9 +323,9 @@ CURRENT = dict(configs=len(CONFIG_BLOCK_N), pingpong_rule="s24", one_wave_rule="
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("sweep")
-    ap.add_argument("--binary", choices=list(BINARIES), default="s27",
+    ap.add_argument("--binary", choices=list(BINARIES), default="s28",
                     help="the session whose binary ran the sweep: its rules, configurations and "
-                    "constants (default s27, the current source); the options below override them")
+                    "constants (default s28, the current source); the options below override them")
     for key in DEFAULTS:
         ap.add_argument("--" + key.replace("_", "-"), type=float, default=None)
     ap.add_argument("--grid", action="store_true", help="rank constants on a grid")

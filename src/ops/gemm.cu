@@ -181,14 +181,6 @@ void check_args(const GemmArgs& g, Path path, const GemmTuning& t) {
   if (t.cluster_m > 1 && path != Path::kTma)
     fail(kOp, cat("tuning.cluster_m = ", t.cluster_m,
                   " needs Path::kTma: the ordinary path has no multicast; use cluster_m = 0 or 1"));
-  if (t.cluster_m > 1 && t.config >= 0 &&
-      !gemm_config_supports_cluster(kGemmConfigs[t.config], t.cluster_m,
-                                    g.b_layout == MatrixLayout::kColMajor))
-    fail(kOp, cat("tuning.config = ", t.config, " (128 x ", kGemmConfigs[t.config].block_n,
-                  " tiles) with a column-major B does not run in clusters of ", t.cluster_m,
-                  ": each CTA's ", kGemmConfigs[t.config].block_n, " / ", t.cluster_m,
-                  " rows of B must be a multiple of 8 (a 1024-byte swizzle repeat); use "
-                  "cluster_m = 1 or 2, or block_n 128, 192, 224 or 256"));
   if (t.raster_group < 0)
     fail(kOp, cat("tuning.raster_group = ", t.raster_group,
                   " is negative: use 0 (choose) or a group of >= 1 tile rows"));

@@ -71,10 +71,23 @@ TMA_HOST_DEVICE constexpr int tail_columns(int block_n, int esize) {
   return block_n % (128 / esize);
 }
 // The rows of a K-major B's box: each CTA of a cluster of cluster_m loads its share of the tile's
-// block_n rows (multicast to all). gemm.cu encodes the map with this box, the producer places rank
-// r's rows at r times it.
+// block_n rows (multicast to all), a whole number of 1024-byte swizzle repeats (8 rows of 128 B)
+// so that each share starts on one: block_n / cluster_m rounded up to 8. gemm.cu encodes the map
+// with this box. Where block_n / cluster_m is not a multiple of 8 (144, 176 and 240 in clusters
+// of 4) the shares overlap: see row_box_start.
 TMA_HOST_DEVICE constexpr int row_box_rows(int block_n, int cluster_m) {
-  return block_n / cluster_m;
+  return ((block_n + cluster_m - 1) / cluster_m + 7) / 8 * 8;
+}
+// Where rank r's share starts in the tile (rows): r shares in, the last one moved back to end at
+// block_n (144 in clusters of 4: boxes of 40 rows at 0, 40, 80 and 104; rows 104-119 arrive twice,
+// the same bytes, and every CTA expects cluster_m x row_box_rows rows: row_box_stage_rows).
+TMA_HOST_DEVICE constexpr int row_box_start(int block_n, int cluster_m, int rank) {
+  const int rows = row_box_rows(block_n, cluster_m);
+  return rank * rows < block_n - rows ? rank * rows : block_n - rows;
+}
+// The B rows that land in each CTA's stage per k-block (block_n, or more where shares overlap).
+TMA_HOST_DEVICE constexpr int row_box_stage_rows(int block_n, int cluster_m) {
+  return cluster_m * row_box_rows(block_n, cluster_m);
 }
 
 // Named barriers: 0 is __syncthreads; consumer warpgroup w syncs its epilogue on 1 + w and its
@@ -115,8 +128,8 @@ struct Config {
   // Dynamic shared memory: alignment slack, the ring, the epilogue buffers.
   static constexpr std::uint32_t kSmemBytes = kAlign + kStages * kStageBytes + kEpiBytes;
   static_assert(kBlockN == 256 || kBlockN == 240 || kBlockN == 224 || kBlockN == 192 ||
-                    kBlockN == 176 || kBlockN == 128,
-                "block_n is a wgmma N tmakit wraps: 256, 240, 224, 192, 176 or 128");
+                    kBlockN == 176 || kBlockN == 144 || kBlockN == 128,
+                "block_n is a wgmma N tmakit wraps: 256, 240, 224, 192, 176, 144 or 128");
   // A 2-CTA cluster's CTAs load kBlockN / 2 rows of a K-major B each, the second half starting
   // on a 1024-byte swizzle repeat (8 rows): kBlockN a multiple of 16.
   static_assert(kBlockN % 16 == 0, "block_n is a multiple of 16 (a K-major B's half boxes)");
@@ -242,6 +255,11 @@ inline constexpr int kConfig192 = 3;
 inline constexpr int kFitConfigs[] = {kConfig192, 4, 5, 6};
 static_assert(kGemmConfigs[kConfig192].block_n == 192 && !kGemmConfigs[kConfig192].pingpong,
               "kConfig192 names the cooperative 128 x 192 configuration");
+// Configuration 8 (128 x 144): a one-wave tile for N = 2112 at M = 1024 (include/tma/ops/
+// gemm.hpp). Not a split candidate and not in kFitConfigs: the plan takes it only by its own rule.
+inline constexpr int kConfig144 = 8;
+static_assert(kGemmConfigs[kConfig144].block_n == 144 && !kGemmConfigs[kConfig144].pingpong,
+              "kConfig144 names the cooperative 128 x 144 configuration");
 static_assert(kGemmConfigs[4].block_n == 224 && kGemmConfigs[5].block_n == 240 &&
                   kGemmConfigs[6].block_n == 176 && !kGemmConfigs[4].pingpong &&
                   !kGemmConfigs[5].pingpong && !kGemmConfigs[6].pingpong,
@@ -377,6 +395,9 @@ inline constexpr double kPingPong176Time = 0.985;
 inline constexpr double kPingPongGain = 0.97;
 // The one-wave rule of choose_plan (K <= 2048: 32 k-blocks).
 inline constexpr std::int64_t kOneWaveNarrowMaxKBlocks = 32;
+// The 144 rule of choose_plan: one wave of 128 x 144 cluster tiles keeping at least this share of
+// the clusters busy.
+inline constexpr double kWave144Share = 0.9;
 
 // The launch plan for an m x n x k product on sm_count SMs (one CTA per SM) under `req`: the
 // data-parallel plan (config by the wave model, cluster by choose_cluster_m) unless stream-K is
@@ -477,6 +498,26 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
     const GemmChoice narrow{req.k_major_b ? kNarrowPingPongConfig : 1, 2, false};
     if (tiles_m >= 2 && tiles_of(narrow) <= 2 * std::int64_t{workers_of(narrow)}) return narrow;
   }
+  // One wave of 128 x 144 tiles in clusters of 2 that keeps at least 90% of the clusters busy,
+  // where the data-parallel choice gives each worker more columns (waves x block_n > 144):
+  // configuration 8, data-parallel (one tile per CTA, no split, no handoff). Measured (H100,
+  // session 28, bench/results/h100-2026-11-27-s28-gemm-investigation.txt call 1, three seeds
+  // side by side in tma-bench's timing): 1024 x 2112 x 7168 (120 tiles on 132 SMs) 45.8-46.2 us
+  // against 48.7-49.3 for the split 128 x 192 tiles the cost model picks (0.945x cuBLASLt against
+  // 0.887x); its k-loop runs at 586 cycles per k-block with operands in L2 (576 at the tensor
+  // peak), 641 cold (gemm_trace). With a wave below 90% full or more than one, the split or the
+  // wider tiles were as fast or faster (512 / 2048 x 2112 x 7168, same call). Leaves a given
+  // configuration, clusters of 1 or 4, a forced split, a row-major B and the ordinary path alone.
+  if (req.config < 0 && req.k_major_b && req.may_cluster &&
+      (req.cluster_m == 0 || req.cluster_m == 2) && req.stream_k != 2 && tiles_m >= 2) {
+    const GemmChoice wave144{kConfig144, 2, false};
+    const std::int64_t tiles = tiles_of(wave144), workers = workers_of(wave144);
+    const std::int64_t dp_waves = (tiles_of(dp) + workers_of(dp) - 1) / workers_of(dp);
+    if (tiles <= workers &&
+        static_cast<double>(tiles) >= kWave144Share * static_cast<double>(workers) &&
+        dp_waves * kGemmConfigs[dp.config].block_n > kGemmConfigs[kConfig144].block_n)
+      return wave144;
+  }
   if (req.stream_k == 1) return dp;
   // Forced split without a configuration: the 128 x 128 tiles (more, smaller pieces).
   if (req.stream_k == 2) return split_with(req.config >= 0 ? req.config : 1);
@@ -492,6 +533,7 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
   double t_best = kStreamKGain * t_dp;  // a split must beat this
   for (int config = 0; config < kNumGemmConfigs; ++config) {
     if (kGemmConfigs[config].pingpong) continue;  // split: the cooperative ones only
+    if (config == kConfig144) continue;           // not a split tile (kConfig144)
     if (req.config >= 0 && req.config != config) continue;
     if (!config_allowed(config, req.k_major_b, forced_cluster)) continue;
     const GemmChoice sk = split_with(config);

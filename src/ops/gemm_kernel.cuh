@@ -108,8 +108,9 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
   // [ceil(r A / c), ceil((r + 1) A / c)) for rank r of c CTAs and A atoms (the lower ranks the
   // larger shares; in clusters of 4 a CTA may get none), and multicasts them to all. A box
   // (K-major B): its share of the rows (row_box_rows: the map's box holds kBlockN / cluster_m
-  // rows).
-  const int b_rows = row_box_rows(Cfg::kBlockN, cluster_m);
+  // rows rounded up to 8).
+  const int b_rows =
+      Cfg::kBlockN % 32 == 0 ? Cfg::kBlockN / cluster_m : row_box_rows(Cfg::kBlockN, cluster_m);
   const int log2_cluster = cluster_m >> 1;  // cluster_m is 1, 2 or 4: a shift, not a division
   const int b_first = (rank * Cfg::kAtomsB + cluster_m - 1) >> log2_cluster;
   const int b_count = (((rank + 1) * Cfg::kAtomsB + cluster_m - 1) >> log2_cluster) - b_first;
@@ -130,15 +131,27 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
     tile_of(p, u.tile, rank, cluster_m, tm, tn);
     trace(p, 0, i, 0);
     const int a_row = tm * kBlockM;
-    const int b_col = tn * Cfg::kBlockN + (kBoxB ? rank * b_rows : 0);
+    // This CTA's share of a K-major B's rows starts rank shares in (row_box_start: where the
+    // shares overlap, the last one ends at kBlockN).
+    int b_start = rank * b_rows;
+    if constexpr (Cfg::kBlockN % 32 != 0) b_start = min(b_start, Cfg::kBlockN - b_rows);
+    const int b_col = tn * Cfg::kBlockN + (kBoxB ? b_start : 0);
     // The tile's k order (gemm_schedule.hpp: k_shift, rotated_k_block), stepped with a wrap.
     int kr = rotated_k_block(p.sched, k_shift(p.sched, u.tile), u.kb_begin);
     for (int left = u.kb_end - u.kb_begin; left > 0; --left) {
       pipe.producer_acquire(s);
       if (left == u.kb_end - u.kb_begin) trace(p, 0, i, 1);
-      // Every A and B byte of the stage lands in this CTA: its own copies and the peer's
-      // multicast share of B.
-      pipe.producer_commit(s, Cfg::kStageBytes);
+      // Every A and B byte of the stage lands in this CTA: its own copies and the peers'
+      // multicast shares of B (overlapping shares: row_box_stage_rows rows of B).
+      if constexpr (kBoxB && Cfg::kBlockN % 32 != 0) {
+        // (Only clusters of 4 overlap: kBlockN is a multiple of 16. A select of two constants,
+        // no value of its own live across the loop: config 7's producer has 24 registers.)
+        constexpr std::uint32_t kOverlapped =
+            Cfg::kABytes + static_cast<std::uint32_t>(row_box_stage_rows(Cfg::kBlockN, 4)) * 128;
+        pipe.producer_commit(s, cluster_m == 4 ? kOverlapped : Cfg::kStageBytes);
+      } else {
+        pipe.producer_commit(s, Cfg::kStageBytes);
+      }
       unsigned char* a = smem + s.index * Cfg::kStageBytes;
       unsigned char* b = a + Cfg::kABytes;
       const int k0 = kr * kBlockK;
@@ -156,7 +169,7 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
       }
       if constexpr (kBoxB) {
         const std::int32_t c[2] = {k0, b_col};
-        // This CTA's rows start rank * b_rows rows into the stage's B tile: b_col minus the
+        // This CTA's rows start b_start rows into the stage's B tile: b_col minus the
         // tile's first column, re-derived here rather than kept in a register of its own (at 24
         // registers, config 7's producer spilled with one more value live across the k-loop).
         unsigned char* dst = b + (b_col - tn * Cfg::kBlockN) * 128;

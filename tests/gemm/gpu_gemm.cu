@@ -774,7 +774,8 @@ std::vector<Case> all_cases() {
     streamk2(c, "workspace-cap" + std::to_string(cap));
   }
   // Clusters of 4 (tuning.cluster_m = 4): four CTAs on adjacent tile rows share B, each loading
-  // its quarter (K-major B: block_n / 4 rows; MN-major B: its share of the 64-column atoms, none
+  // its quarter (K-major B: block_n / 4 rows rounded up to 8, the last share overlapping the one
+  // before for 144, 176 and 240; MN-major B: its share of the 64-column atoms, none
   // for two of the four CTAs of a 128-wide tile) and multicasting it to all four; every stage is
   // released to all four producers. Every configuration that splits B four ways
   // (gemm_config_supports_cluster), with B row-major where it may be and column-major, either A;
@@ -824,6 +825,11 @@ std::vector<Case> all_cases() {
     c.ab = DataType::kBFloat16, c.out = DataType::kBFloat16, c.path = Path::kTma;
     c.m = 1024, c.n = 2112, c.k = 7168, c.tuning.cluster_m = 4, c.tuning.stream_k = 2;
     add(c, "cl4/llm-sk");
+    // The 128 x 144 tile there in clusters of 4 (overlapping B shares: 40-row boxes at rows 0,
+    // 40, 80, 104), data-parallel: 30 cluster tiles.
+    c.tuning.config = 8, c.tuning.stream_k = 1;
+    add(c, "cl4/llm-cfg8");
+    c.tuning.config = -1, c.tuning.stream_k = 0;
     c.m = 1147, c.n = 777, c.k = 1111, c.tuning.max_ctas = 8, c.own_workspace = true;
     c.quick = true;
     add(c, "cl4/workspace-cap8");

@@ -138,13 +138,59 @@ TEST(GemmLayout, KMajorOperandMatchesTma) {
   check_operand(MatrixMajor::kK, 128, 256, 192, 64, 64);       // the same bytes as 2 atoms
   // B (every width): one box of block_n rows, or two of block_n / 2 (a 2-CTA cluster's halves,
   // the second at block_n / 2 x 128 B); the last tile runs past mn_total.
-  for (const int block_n : {256, 240, 224, 192, 176, 128}) {
+  for (const int block_n : {256, 240, 224, 192, 176, 144, 128}) {
     check_operand(MatrixMajor::kK, block_n, 700, 128, block_n, 64, block_n);
     check_operand(MatrixMajor::kK, block_n, 700, 128, 2 * block_n, 0, block_n / 2);
-    // A 4-CTA cluster's quarters (gemm_config_supports_cluster: block_n a multiple of 32).
+    // A 4-CTA cluster's quarters where block_n / 4 is a whole number of swizzle repeats (the
+    // others: KMajorOverlappingSharesMatchOneBox).
     if (block_n % 32 == 0)
       check_operand(MatrixMajor::kK, block_n, 700, 128, 2 * block_n, 0, block_n / 4);
   }
+}
+
+TEST(GemmLayout, KMajorOverlappingSharesMatchOneBox) {
+  // A K-major B tile loaded as a cluster's shares (row_box_rows rows each, at row_box_start: the
+  // producer's boxes, multicast to every CTA) lands byte for byte as one box of block_n rows,
+  // which KMajorOperandMatchesTma reads back through the wgmma descriptors. For 144, 176 and 240
+  // in clusters of 4 the last share overlaps the one before (the same bytes written twice).
+  for (const int block_n : {256, 240, 224, 192, 176, 144, 128})
+    for (const int cluster : {1, 2, 4})
+      for (const int mn0 : {0, 700 - 96}) {  // an inner tile; one past the matrix's end
+        SCOPED_TRACE(testing::Message()
+                     << "block_n " << block_n << ", cluster " << cluster << ", mn0 " << mn0);
+        const int rows = ops::detail::gemm::row_box_rows(block_n, cluster);
+        EXPECT_EQ(rows % 8, 0);  // each share starts on a 1024-byte swizzle repeat
+        EXPECT_GE(rows * cluster, block_n);
+        EXPECT_EQ(ops::detail::gemm::row_box_stage_rows(block_n, cluster), rows * cluster);
+        const std::vector<std::byte> global = numbered(700, 128);
+        const TensorMapSpec whole = operand_map(MatrixMajor::kK, 700, 128, global.data(), block_n);
+        const TensorMapSpec share = operand_map(MatrixMajor::kK, 700, 128, global.data(), rows);
+        const std::size_t tile_bytes = static_cast<std::size_t>(block_n) * 128;
+        std::vector<std::byte> want(tile_bytes), got(tile_bytes, std::byte{0x5a});
+        const std::int32_t c_whole[2] = {64, mn0};
+        model::load_box(whole, global, c_whole, want);
+        std::vector<int> covered(static_cast<std::size_t>(block_n), 0);
+        for (int r = 0; r < cluster; ++r) {
+          const int start = ops::detail::gemm::row_box_start(block_n, cluster, r);
+          EXPECT_EQ(start % 8, 0);
+          EXPECT_GE(start, 0);
+          EXPECT_LE(start + rows, block_n);
+          for (int i = start; i < start + rows; ++i)
+            ++covered[static_cast<std::size_t>(i)];
+          const std::int32_t c[2] = {64, mn0 + start};
+          model::load_box(share, global, c,
+                          std::span(got).subspan(static_cast<std::size_t>(start) * 128,
+                                                 static_cast<std::size_t>(rows) * 128));
+        }
+        EXPECT_EQ(std::count(covered.begin(), covered.end(), 0), 0);  // every row loaded
+        EXPECT_EQ(got, want);
+      }
+  // The 144-wide tile in clusters of 4: boxes of 40 rows at 0, 40, 80 and 104.
+  EXPECT_EQ(ops::detail::gemm::row_box_rows(144, 4), 40);
+  EXPECT_EQ(ops::detail::gemm::row_box_start(144, 4, 3), 104);
+  EXPECT_EQ(ops::detail::gemm::row_box_stage_rows(144, 4), 160);
+  EXPECT_EQ(ops::detail::gemm::row_box_rows(176, 2), 88);
+  EXPECT_EQ(ops::detail::gemm::row_box_start(176, 2, 1), 88);
 }
 
 TEST(GemmLayout, MnMajorOperandMatchesTma) {
@@ -899,7 +945,7 @@ TEST(GemmPlan, SweptShapesGetTheirBestVariant) {
       {16384, 28672, 8192, 4, 2, true, 672.3, 680.0},   // best: cfg0_sk2
   };
   double log_sum = 0;
-  int pingpong = 0, one_wave = 0, full_wave = 0;
+  int pingpong = 0, one_wave = 0, full_wave = 0, wave144 = 0;
   for (const SweptShape& x : kShapes) {
     SCOPED_TRACE(testing::Message() << x.m << " x " << x.n << " x " << x.k);
     const plan::GemmChoice c = plan::choose_plan(x.m, x.n, x.k, 132, plan::PlanRequest{});
@@ -915,6 +961,14 @@ TEST(GemmPlan, SweptShapesGetTheirBestVariant) {
     // their measurements).
     if (c.config == plan::kWidePingPongConfig || c.config == plan::kNarrowPingPongConfig) {
       ++pingpong;
+      continue;
+    }
+    // Since session 28 the 144 rule takes 1024 x 2112 x 7168 (OneWaveOf144WideTiles; this sweep
+    // had no configuration 8).
+    if (x.m == 1024 && x.n == 2112 && x.k == 7168) {
+      EXPECT_EQ(c.config, plan::kConfig144);
+      EXPECT_FALSE(c.split);
+      ++wave144;
       continue;
     }
     // Since session 27 the full-wave rule keeps 512 x 4096 x 11008 data-parallel
@@ -938,9 +992,52 @@ TEST(GemmPlan, SweptShapesGetTheirBestVariant) {
   EXPECT_EQ(pingpong, 11);
   EXPECT_EQ(one_wave, 1);
   EXPECT_EQ(full_wave, 1);
-  EXPECT_GE(
-      std::exp(log_sum / static_cast<double>(std::size(kShapes) - pingpong - one_wave - full_wave)),
-      0.99);
+  EXPECT_EQ(wave144, 1);
+  EXPECT_GE(std::exp(log_sum / static_cast<double>(std::size(kShapes) - pingpong - one_wave -
+                                                   full_wave - wave144)),
+            0.99);
+}
+
+TEST(GemmPlan, OneWaveOf144WideTiles) {
+  // One wave of 128 x 144 cluster tiles at >= 90% of the clusters, where the data-parallel choice
+  // gives each worker more columns: configuration 8 in clusters of 2, data-parallel. Measured
+  // (H100, session 28, bench/results/h100-2026-11-27-s28-gemm-investigation.txt call 1, three
+  // seeds): 1024 x 2112 x 7168 (8 x 15 = 120 tiles: 60 cluster tiles on 66 clusters) 45.8-46.2 us
+  // against 48.7-49.3 us for the split 128 x 192 tiles chosen before (0.945x cuBLASLt against
+  // 0.887x).
+  plan::GemmChoice c = plan::choose_plan(1024, 2112, 7168, 132, plan::PlanRequest{});
+  EXPECT_EQ(c.config, plan::kConfig144);
+  EXPECT_EQ(c.cluster_m, 2);
+  EXPECT_FALSE(c.split);
+  // Short K too (the wave model's choice there, 128 x 176, is one wave of 176 columns a worker).
+  EXPECT_EQ(plan::choose_plan(1024, 2112, 1024, 132, plan::PlanRequest{}).config, plan::kConfig144);
+  // Not: a wave under 90% (512 x 2112 x 7168: 30 of 66 clusters; 1024 x 1856: 52), more than
+  // one wave (2048 x 2112 x 7168, measured 1-2% slower than the split 128 x 192 tiles in the same
+  // call), one tile row (128 x 2112), or a data-parallel choice of <= 144 columns a worker
+  // (2048 x 1024 x 4096: one wave of 128 x 128 tiles).
+  for (const auto& [m, n, k] :
+       {std::array<std::int64_t, 3>{512, 2112, 7168}, std::array<std::int64_t, 3>{1024, 1856, 7168},
+        std::array<std::int64_t, 3>{2048, 2112, 7168}, std::array<std::int64_t, 3>{128, 2112, 7168},
+        std::array<std::int64_t, 3>{2048, 1024, 4096}})
+    EXPECT_NE(plan::choose_plan(m, n, k, 132, plan::PlanRequest{}).config, plan::kConfig144)
+        << m << " x " << n << " x " << k;
+  // Explicit choices, a row-major B and the ordinary path are left alone.
+  plan::PlanRequest req;
+  req.cluster_m = 1;
+  EXPECT_NE(plan::choose_plan(1024, 2112, 7168, 132, req).config, plan::kConfig144);
+  req = plan::PlanRequest{};
+  req.stream_k = 2;
+  EXPECT_TRUE(plan::choose_plan(1024, 2112, 7168, 132, req).split);
+  req = plan::PlanRequest{};
+  req.k_major_b = false;
+  EXPECT_NE(plan::choose_plan(1024, 2112, 7168, 132, req).config, plan::kConfig144);
+  req = plan::PlanRequest{};
+  req.may_cluster = false;
+  EXPECT_NE(plan::choose_plan(1024, 2112, 7168, 132, req).config, plan::kConfig144);
+  // Forced data-parallel (stream_k = 1) still takes it.
+  req = plan::PlanRequest{};
+  req.stream_k = 1;
+  EXPECT_EQ(plan::choose_plan(1024, 2112, 7168, 132, req).config, plan::kConfig144);
 }
 
 TEST(GemmPlan, AFullLastWaveIsNotSplit) {
@@ -952,8 +1049,9 @@ TEST(GemmPlan, AFullLastWaveIsNotSplit) {
   EXPECT_EQ(c.config, 1);
   EXPECT_EQ(c.cluster_m, 2);
   EXPECT_FALSE(c.split);
-  // A last wave under 95% full still splits: 1024 x 2112 x 7168 (88 tiles of 128 x 192, 67%).
-  c = plan::choose_plan(1024, 2112, 7168, 132, plan::PlanRequest{});
+  // A last wave under 95% full still splits: 2048 x 2112 x 7168 (176 tiles of 128 x 192: 88
+  // cluster tiles on 66 clusters, the last wave 33%).
+  c = plan::choose_plan(2048, 2112, 7168, 132, plan::PlanRequest{});
   EXPECT_EQ(c.config, 3);
   EXPECT_TRUE(c.split);
   // The same wave with K = 8192 (the model alone splits it too) and with two tile rows (256 x
@@ -1087,10 +1185,11 @@ TEST(GemmPlan, ManyWavesTakeAPingPong) {
   EXPECT_FALSE(ops::kGemmConfigs[plan::choose_plan(8192, 7168, 2048, 132, req).config].pingpong);
 }
 
-TEST(GemmPlan, ClustersOfFourTakeOnlyWidthsThatSplitBFourWays) {
+TEST(GemmPlan, ClustersOfFourTakeWidthsThatSplitBFourWays) {
   // tuning.cluster_m = 4 (not a heuristic choice): the plan's configuration, split or not, is one
-  // whose B tile splits into four shares on swizzle repeats (gemm_config_supports_cluster), also
-  // where the plan would otherwise pick 128 x 176 or 128 x 240 (N = 2112, 11008).
+  // whose B tile splits into four shares (gemm_config_supports_cluster: since session 28 every
+  // width, 144, 176 and 240 with overlapping shares), also where the plan picks 128 x 176 or
+  // 128 x 240 (N = 2112, 11008).
   for (const bool k_major_b : {true, false})
     for (const auto& [m, n, k] : {std::array<std::int64_t, 3>{1024, 2112, 7168},
                                   std::array<std::int64_t, 3>{4096, 2112, 7168},
@@ -1111,13 +1210,17 @@ TEST(GemmPlan, ClustersOfFourTakeOnlyWidthsThatSplitBFourWays) {
       }
     }
   EXPECT_TRUE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[0], 4, true));
-  EXPECT_FALSE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[6], 4, true));  // 176
-  EXPECT_FALSE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[5], 4, true));  // 240
+  // Since session 28 the widths whose quarter is not a whole number of swizzle repeats load
+  // overlapping shares (KMajorOverlappingSharesMatchOneBox).
+  EXPECT_TRUE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[6], 4, true));   // 176
+  EXPECT_TRUE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[5], 4, true));   // 240
+  EXPECT_TRUE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[8], 4, true));   // 144
   EXPECT_TRUE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[3], 4, false));  // 3 atoms
   EXPECT_FALSE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[0], 3, false));
+  EXPECT_FALSE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[0], 8, true));
   // Both rules together: what the plan chooses from and the bench sweeps.
   EXPECT_TRUE(ops::gemm_config_allowed(ops::kGemmConfigs[0], 4, false));
-  EXPECT_FALSE(ops::gemm_config_allowed(ops::kGemmConfigs[6], 4, true));   // 176 / 4 rows
+  EXPECT_TRUE(ops::gemm_config_allowed(ops::kGemmConfigs[6], 4, true));    // 176: 4 x 48 rows
   EXPECT_FALSE(ops::gemm_config_allowed(ops::kGemmConfigs[6], 1, false));  // needs a K-major B
   EXPECT_TRUE(ops::gemm_config_allowed(ops::kGemmConfigs[6], 2, true));
 }
@@ -1550,7 +1653,7 @@ TEST(GemmArgs, RejectsBadTuning) {
   ops::GemmTuning t;
   t.config = ops::kNumGemmConfigs;
   EXPECT_EQ(error_of([&] { ops::gemm_tuned(g, nullptr, ops::Path::kTma, t); }),
-            "tma::ops::gemm: tuning.config = 8 is outside -1..7 (kGemmConfigs): use -1 to let "
+            "tma::ops::gemm: tuning.config = 9 is outside -1..8 (kGemmConfigs): use -1 to let "
             "gemm() choose");
   // A row-box width (224: not a multiple of the 64-column atoms) with a row-major B.
   t.config = 4;
@@ -1570,14 +1673,8 @@ TEST(GemmArgs, RejectsBadTuning) {
   EXPECT_EQ(error_of([&] { ops::gemm_tuned(g, nullptr, ops::Path::kTma, t); }),
             "tma::ops::gemm: tuning.cluster_m = 3 is not 0 (choose), 1, 2 or 4: the kernel "
             "multicasts B within clusters of 1, 2 or 4 CTAs along M");
-  // Clusters of 4 split a K-major B tile four ways on 1024-byte swizzle repeats: not 176 / 240.
-  t.cluster_m = 4;
-  t.config = 6;
-  g.b_layout = ops::MatrixLayout::kColMajor;
-  EXPECT_EQ(error_of([&] { ops::gemm_tuned(g, nullptr, ops::Path::kTma, t); }),
-            "tma::ops::gemm: tuning.config = 6 (128 x 176 tiles) with a column-major B does not "
-            "run in clusters of 4: each CTA's 176 / 4 rows of B must be a multiple of 8 (a "
-            "1024-byte swizzle repeat); use cluster_m = 1 or 2, or block_n 128, 192, 224 or 256");
+  // (Clusters of 4 take every width since session 28: 176 / 240 / 144 with overlapping B shares,
+  // ClustersOfFourTakeWidthsThatSplitBFourWays.)
   g = valid_args();
   // A wide ping-pong configuration (128 x 176, a row-box width: B column-major) on the ordinary
   // path: no kernel there.

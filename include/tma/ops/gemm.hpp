@@ -94,7 +94,7 @@ void gemm(const GemmArgs& args, cudaStream_t stream = nullptr, Path path = Path:
 // the M of wgmma) or take turns (ping-pong: each warpgroup a whole tile, alternate tiles, one
 // warpgroup's epilogue running under the other's k-loop).
 struct GemmConfig {
-  int block_n;  // wgmma N: 256, 240, 224, 192, 176 or 128
+  int block_n;  // wgmma N: 256, 240, 224, 192, 176, 144 or 128
   int stages;   // shared-memory ring depth (A 16 KiB + B block_n x 128 B per stage)
   // 8 KiB output staging buffers per consumer warpgroup: 2 or 4. Measured (H200, 2026-11-22,
   // bench/experiments/gemm_overhead): 128 x 256 with 3 stages and 4 buffers (no waits between its
@@ -154,6 +154,15 @@ inline constexpr GemmConfig kGemmConfigs[] = {
     // H100, session 20, tma-bench's default timing, six alternating rounds: 1.3-5.8% faster than
     // the plan's 128 x 224 / 128 x 256 at 2048 .. 16384 x 7168 x 2048 (docs/perf-log.md).
     {176, 5, 2, true},
+    // 128 x 144 (5 x 34 KiB): N = 2112 = 14.7 x 144 at M = 1024: 8 x 15 = 120 tiles, one wave
+    // of 132 SMs with no split (cuBLAS's pick there is a 144 x 128 tile on 120 CTAs, session
+    // 23); the plan's choice there (gemm_config.hpp: the 144 rule). Session 14 (H200) measured
+    // this width at 0.82 of the tensor peak per k-block, before the GPC-aware order and the later
+    // k-loop work; session 28 (H100, gemm_trace): 586 cycles per k-block with operands in L2
+    // (peak 576), 631-645 cold. Six stages with one output buffer per warpgroup (to fit): cold
+    // 607 cycles per k-block but the epilogue +450; in tma-bench's timing no faster
+    // (docs/perf-log.md).
+    {144, 5, 2, false},
 };
 inline constexpr int kNumGemmConfigs = sizeof(kGemmConfigs) / sizeof(kGemmConfigs[0]);
 
@@ -166,13 +175,14 @@ constexpr bool gemm_config_needs_k_major_b(const GemmConfig& c) {
 
 // Whether configuration `c` runs in clusters of `cluster_m` CTAs (1, 2 or 4; GemmTuning::cluster_m)
 // with a B of this major-ness. The CTAs of a cluster share the B tile, each loading its share and
-// multicasting it to all: a K-major B as block_n / cluster_m rows, each share starting on a
-// 1024-byte swizzle repeat (8 rows of 128 B), so block_n must be a multiple of 8 x cluster_m (in
-// clusters of 4: 128, 192, 224, 256, not 176 or 240); an MN-major B's 64-column atoms are dealt
-// out over the CTAs (a CTA may get none).
+// multicasting it to all: a K-major B as block_n / cluster_m rows rounded up to a 1024-byte
+// swizzle repeat (8 rows of 128 B; where that rounds up, as 144, 176 and 240 do in clusters of 4,
+// the last share is moved back to end at block_n and overlaps the one before: a few rows arrive
+// twice); an MN-major B's 64-column atoms are dealt out over the CTAs (a CTA may get none). Every
+// configuration runs in clusters of 1, 2 and 4 (block_n is a multiple of 16).
 constexpr bool gemm_config_supports_cluster(const GemmConfig& c, int cluster_m, bool k_major_b) {
-  if (cluster_m != 1 && cluster_m != 2 && cluster_m != 4) return false;
-  return !k_major_b || c.block_n % (8 * cluster_m) == 0;
+  (void)k_major_b;
+  return (cluster_m == 1 || cluster_m == 2 || cluster_m == 4) && c.block_n % 16 == 0;
 }
 
 // Whether configuration `c` runs with a B of this major-ness in clusters of `cluster_m` CTAs: both

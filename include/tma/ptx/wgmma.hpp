@@ -84,8 +84,9 @@ __device__ __forceinline__ void fence_operand(std::uint64_t& r) {
   "%104, %105, %106, %107, %108, %109, %110, %111, " \
   "%112, %113, %114, %115, %116, %117, %118, %119, " \
   "%120, %121, %122, %123, %124, %125, %126, %127"
-// Tile widths that fit a wave (include/tma/ops/gemm.hpp: kGemmConfigs): 88, 112 and 120
+// Tile widths that fit a wave (include/tma/ops/gemm.hpp: kGemmConfigs): 72, 88, 112 and 120
 // registers.
+#define TMA_WGMMA_R64_71 "%64, %65, %66, %67, %68, %69, %70, %71"
 #define TMA_WGMMA_R64_87                     \
   "%64, %65, %66, %67, %68, %69, %70, %71, " \
   "%72, %73, %74, %75, %76, %77, %78, %79, " \
@@ -98,6 +99,7 @@ __device__ __forceinline__ void fence_operand(std::uint64_t& r) {
   "%104, %105, %106, %107, %108, %109, %110, %111, " \
   "%112, %113, %114, %115, %116, %117, %118, %119"
 #define TMA_WGMMA_D64 "{" TMA_WGMMA_R0_63 "}"
+#define TMA_WGMMA_D72 "{" TMA_WGMMA_R0_63 ", " TMA_WGMMA_R64_71 "}"
 #define TMA_WGMMA_D88 "{" TMA_WGMMA_R0_63 ", " TMA_WGMMA_R64_87 "}"
 #define TMA_WGMMA_D112 "{" TMA_WGMMA_R0_63 ", " TMA_WGMMA_R64_95 ", " TMA_WGMMA_R96_111 "}"
 #define TMA_WGMMA_D120 "{" TMA_WGMMA_R0_63 ", " TMA_WGMMA_R64_95 ", " TMA_WGMMA_R96_119 "}"
@@ -203,7 +205,7 @@ __device__ __forceinline__ void wgmma_m64n128k16_f32(float (&d)[64], std::uint64
   }
 }
 
-// wgmma.mma_async.sync.aligned.m64n{240,224,176}k16.f32.{bf16,f16}.{bf16,f16}
+// wgmma.mma_async.sync.aligned.m64n{240,224,176,144}k16.f32.{bf16,f16}.{bf16,f16}
 //     {d0..d(N/2-1)}, descA, descB, scale-d, 1, 1, tnspA, tnspB;   PTX ISA 8.0, sm_90a.
 // As above with B 16 x N and D 64 x N (N / 2 registers per thread): the tile widths that fit a
 // wave of 132 SMs on the LLM shapes (ops/gemm.hpp: kGemmConfigs).
@@ -216,5 +218,7 @@ TMA_WGMMA_DEFINE_F32(224, TMA_WGMMA_D112, "112", "113", "114", "115", "116", TMA
                      TMA_WGMMA_OUT8(d, 88), TMA_WGMMA_OUT8(d, 96), TMA_WGMMA_OUT8(d, 104))
 TMA_WGMMA_DEFINE_F32(176, TMA_WGMMA_D88, "88", "89", "90", "91", "92", TMA_WGMMA_OUT64(d, 0),
                      TMA_WGMMA_OUT8(d, 64), TMA_WGMMA_OUT8(d, 72), TMA_WGMMA_OUT8(d, 80))
+TMA_WGMMA_DEFINE_F32(144, TMA_WGMMA_D72, "72", "73", "74", "75", "76", TMA_WGMMA_OUT64(d, 0),
+                     TMA_WGMMA_OUT8(d, 64))
 
 }  // namespace tma::ptx
