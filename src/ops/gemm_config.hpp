@@ -256,7 +256,9 @@ inline constexpr int kFitConfigs[] = {kConfig192, 4, 5, 6};
 static_assert(kGemmConfigs[kConfig192].block_n == 192 && !kGemmConfigs[kConfig192].pingpong,
               "kConfig192 names the cooperative 128 x 192 configuration");
 // Configuration 8 (128 x 144): a one-wave tile for N = 2112 at M = 1024 (include/tma/ops/
-// gemm.hpp). Not a split candidate and not in kFitConfigs: the plan takes it only by its own rule.
+// gemm.hpp). Not in kFitConfigs and never split by the cost model, also when GemmTuning::config
+// names it (tuning.stream_k = 2 splits it): the plan takes it only by its own rule (the 144 rule
+// in choose_plan).
 inline constexpr int kConfig144 = 8;
 static_assert(kGemmConfigs[kConfig144].block_n == 144 && !kGemmConfigs[kConfig144].pingpong,
               "kConfig144 names the cooperative 128 x 144 configuration");
