@@ -439,6 +439,14 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
     const int w = sm_count / c.cluster_m;
     return static_cast<std::int32_t>(w > 0 ? w : 1);
   };
+  // Waves of cluster tiles, and the output columns a worker computes over them (the ping-pong
+  // and 144 rules' measure of the idle share: waves x block_n).
+  const auto waves_of = [&](const GemmChoice& c) {
+    return (tiles_of(c) + workers_of(c) - 1) / workers_of(c);
+  };
+  const auto columns_of = [&](const GemmChoice& c) {
+    return waves_of(c) * kGemmConfigs[c.config].block_n;
+  };
   // Many tiles, K <= 8192: a ping-pong configuration in clusters of 2, data-parallel. A
   // cooperative tile's epilogue stalls its tensor cores (~8% of its time at K = 2048: gemm_trace,
   // session 19, H200); the ping-pong runs one warpgroup's epilogue under the other's k-loop. Its
@@ -465,19 +473,16 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
     for (const int config : {kWidePingPongConfig, kNarrowPingPongConfig}) {
       if (!config_allowed(config, req.k_major_b)) continue;
       const GemmChoice c{config, 2, false};
-      const std::int64_t tiles = tiles_of(c), workers = workers_of(c);
-      if (2 * tiles < kPingPongMinHalfWaves * workers) continue;
+      if (2 * tiles_of(c) < kPingPongMinHalfWaves * workers_of(c)) continue;
       const double per_column = config == kWidePingPongConfig ? kPingPong176Time : 1.0;
-      const double t = static_cast<double>((tiles + workers - 1) / workers) *
-                       kGemmConfigs[config].block_n * per_column;
+      const double t = static_cast<double>(columns_of(c)) * per_column;
       if (pingpong.config < 0 || t < t_pingpong) {
         pingpong = c;
         t_pingpong = t;
       }
     }
     // ... when its waves leave at least 3% fewer columns idle than the cooperative choice's.
-    const double t_dp = static_cast<double>((tiles_of(dp) + workers_of(dp) - 1) / workers_of(dp)) *
-                        kGemmConfigs[dp.config].block_n;
+    const double t_dp = static_cast<double>(columns_of(dp));
     if (pingpong.config >= 0 && t_pingpong <= kPingPongGain * t_dp) return pingpong;
   }
   // One wave of 128 x 256 tiles with K <= 2048: two waves of 128 x 128 tiles instead (clusters
@@ -514,10 +519,9 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
       (req.cluster_m == 0 || req.cluster_m == 2) && req.stream_k != 2 && tiles_m >= 2) {
     const GemmChoice wave144{kConfig144, 2, false};
     const std::int64_t tiles = tiles_of(wave144), workers = workers_of(wave144);
-    const std::int64_t dp_waves = (tiles_of(dp) + workers_of(dp) - 1) / workers_of(dp);
     if (tiles <= workers &&
         static_cast<double>(tiles) >= kWave144Share * static_cast<double>(workers) &&
-        dp_waves * kGemmConfigs[dp.config].block_n > kGemmConfigs[kConfig144].block_n)
+        columns_of(dp) > columns_of(wave144))
       return wave144;
   }
   if (req.stream_k == 1) return dp;
@@ -525,8 +529,8 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
   if (req.stream_k == 2) return split_with(req.config >= 0 ? req.config : 1);
   if (k_blocks64 < kMinStreamKBlocks) return dp;
   {
-    const std::int64_t tiles = tiles_of(dp), workers = workers_of(dp);
-    const std::int64_t last_wave = tiles - (tiles - 1) / workers * workers;
+    const std::int64_t workers = workers_of(dp);
+    const std::int64_t last_wave = tiles_of(dp) - (waves_of(dp) - 1) * workers;
     if (static_cast<double>(last_wave) >= kFullWaveShare * static_cast<double>(workers)) return dp;
   }
   const auto k_blocks = static_cast<std::int32_t>(k_blocks64);

@@ -108,9 +108,9 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
   // [ceil(r A / c), ceil((r + 1) A / c)) for rank r of c CTAs and A atoms (the lower ranks the
   // larger shares; in clusters of 4 a CTA may get none), and multicasts them to all. A box
   // (K-major B): its share of the rows (row_box_rows: the map's box holds kBlockN / cluster_m
-  // rows rounded up to 8).
-  const int b_rows =
-      Cfg::kBlockN % 32 == 0 ? Cfg::kBlockN / cluster_m : row_box_rows(Cfg::kBlockN, cluster_m);
+  // rows rounded up to 8), starting b_start rows into the tile (row_box_start: where the shares
+  // overlap, the last one ends at kBlockN).
+  const int b_start = kBoxB ? row_box_start(Cfg::kBlockN, cluster_m, rank) : 0;
   const int log2_cluster = cluster_m >> 1;  // cluster_m is 1, 2 or 4: a shift, not a division
   const int b_first = (rank * Cfg::kAtomsB + cluster_m - 1) >> log2_cluster;
   const int b_count = (((rank + 1) * Cfg::kAtomsB + cluster_m - 1) >> log2_cluster) - b_first;
@@ -131,11 +131,7 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
     tile_of(p, u.tile, rank, cluster_m, tm, tn);
     trace(p, 0, i, 0);
     const int a_row = tm * kBlockM;
-    // This CTA's share of a K-major B's rows starts rank shares in (row_box_start: where the
-    // shares overlap, the last one ends at kBlockN).
-    int b_start = rank * b_rows;
-    if constexpr (Cfg::kBlockN % 32 != 0) b_start = min(b_start, Cfg::kBlockN - b_rows);
-    const int b_col = tn * Cfg::kBlockN + (kBoxB ? b_start : 0);
+    const int b_col = tn * Cfg::kBlockN + b_start;
     // The tile's k order (gemm_schedule.hpp: k_shift, rotated_k_block), stepped with a wrap.
     int kr = rotated_k_block(p.sched, k_shift(p.sched, u.tile), u.kb_begin);
     for (int left = u.kb_end - u.kb_begin; left > 0; --left) {
