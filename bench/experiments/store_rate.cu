@@ -10,7 +10,9 @@
 // stores 24; 8-66 SMs at once still ~30 each. All 132 SMs: ~17 B/cycle each, ~2.0 KB/cycle in
 // all, whatever the path (TMA, bulk, st.global), the L2 hint (evict_first / evict_last: no
 // change) or whether the lines are already in L2. A burst of 32 KiB per SM (4.2 MB) takes ~2k
-// cycles. The fragment-order st.global.b32 (no staging) reaches 3.4-4.1 B/cycle per SM.)
+// cycles. The fragment-order st.global.b32 (no staging) reaches 3.4-4.1 B/cycle per SM. Inside
+// the GEMM on many-wave shapes a tile's epilogue is not held by this intake: perf-log session 29,
+// item 6.)
 //   store_rate [ctas = all SMs] [mode: tma | tma-ef | tma-el | bulk | lsu-smem | lsu-reg | frag]
 //              [rounds = 16] [warpgroups = 1] [same | fresh]
 // One CTA per SM; each round every CTA writes its own 128 x 128 bf16 tile (32 KiB) of a
