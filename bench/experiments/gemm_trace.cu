@@ -15,7 +15,9 @@
 //   tail after the last unit, the exit) and, by %globaltimer, how the CTAs' entries and exits
 //   spread against the launch's event time.
 //   gemm_trace [config=0] [k=2048] [m=8192] [n=8192] [stream_k=1] [cluster=2] [max_ctas=0: all]
-//              [cold=0: operands in L2; 1: the L2 flushed before each run]
+//              [cold=0: operands in L2; 1: the L2 flushed before each run by writing a 3x-L2
+//              buffer (its dirty lines are written back as the GEMM's operands come in); 2: by
+//              reading one (clean lines, as after tma-bench's rotation of read-mostly buffers)]
 //   (max_ctas: GemmTuning::max_ctas, e.g. to see whether a k-loop speeds up with fewer SMs loading)
 #include <cuda_runtime.h>
 
@@ -30,6 +32,17 @@
 #include "experiment.cuh"
 #include "gemm_config.hpp"  // src/ops: trace_slot, kTraceUnits, kTracePoints
 #include "tma/ops/gemm.hpp"
+
+// cold = 2's flush: reads every 16 bytes of the buffer (a sum the compiler cannot drop).
+__global__ void read_all(const uint4* p, std::size_t n, unsigned* sink) {
+  unsigned acc = 0;
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::size_t{gridDim.x} * blockDim.x) {
+    const uint4 v = p[i];
+    acc += v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x9E3779B9u) *sink = acc;
+}
 
 namespace tma::ops::detail::gemm {
 void set_trace(unsigned long long* buffer);  // gemm.cu, TMA_GEMM_TRACE builds only
@@ -57,13 +70,14 @@ int main(int argc, char** argv) {
   const int cluster = argc > 6 ? std::atoi(argv[6]) : 2;
   const int max_ctas = argc > 7 ? std::atoi(argv[7]) : 0;
   // cold = 1: a 3x-L2 buffer is written before each run, so A and B come from DRAM (tma-bench's
-  // regime); 0: back-to-back runs on the same buffers (operands in L2).
+  // regime), and the L2 holds dirty lines; 2: the same buffer read instead (clean lines); 0:
+  // back-to-back runs on the same buffers (operands in L2).
   const int cold = argc > 8 ? std::atoi(argv[8]) : 0;
   if (config < 0 || config >= tma::ops::kNumGemmConfigs || k < 1 || m < 1 || n < 1 ||
-      (cluster != 1 && cluster != 2 && cluster != 4) || max_ctas < 0 || cold < 0 || cold > 1) {
+      (cluster != 1 && cluster != 2 && cluster != 4) || max_ctas < 0 || cold < 0 || cold > 2) {
     std::fprintf(stderr,
                  "usage: gemm_trace [config 0..%d] [k] [m] [n] [stream_k 0..2] [cluster 1|2|4] "
-                 "[max_ctas >= 0] [cold 0|1]\n",
+                 "[max_ctas >= 0] [cold 0|1|2]\n",
                  tma::ops::kNumGemmConfigs - 1);
     return 2;
   }
@@ -89,8 +103,15 @@ int main(int argc, char** argv) {
   void* flush = nullptr;
   const std::size_t flush_bytes = 3 * static_cast<std::size_t>(l2_bytes);
   if (cold != 0) experiment::check(cudaMalloc(&flush, flush_bytes), "malloc flush");
+  if (cold == 2) experiment::check(cudaMemset(flush, 1, flush_bytes), "fill flush buffer");
+  unsigned* sink = nullptr;
+  experiment::check(cudaMalloc(&sink, sizeof(unsigned)), "malloc sink");
   for (int r = 0; r < 5; ++r) {  // the last run's stamps are kept
-    if (cold != 0) experiment::check(cudaMemset(flush, r + 1, flush_bytes), "flush L2");
+    if (cold == 1) experiment::check(cudaMemset(flush, r + 1, flush_bytes), "flush L2");
+    if (cold == 2) {
+      read_all<<<1056, 256>>>(static_cast<const uint4*>(flush), flush_bytes / sizeof(uint4), sink);
+      experiment::check(cudaGetLastError(), "flush L2 (read)");
+    }
     // Cleared before every run: the exit stamps are maxima (atomicMax) of per-SM clocks.
     experiment::check(cudaMemset(trace, 0, slots * sizeof(unsigned long long)), "memset trace");
     experiment::check(cudaEventRecord(e0), "record");
@@ -221,7 +242,9 @@ int main(int argc, char** argv) {
       static_cast<long long>(m), static_cast<long long>(n), static_cast<long long>(k), plan.config,
       tma::ops::kGemmConfigs[plan.config].pingpong ? "ping-pong" : "cooperative", plan.cluster_m,
       plan.ctas, ms * 1e3, 2.0 * m * n * k / (ms * 1e-3) / 1e12, mhz,
-      cold != 0 ? "cold (L2 flushed before each run)" : "warm (back-to-back runs)");
+      cold == 1   ? "cold (L2 flushed before each run, dirty)"
+      : cold == 2 ? "cold (L2 flushed before each run by reads, clean)"
+                  : "warm (back-to-back runs)");
   std::printf("  consumer warpgroup, per unit (cycles; %ld samples):\n", loop.count);
   std::printf("    turn wait      %8.0f\n    first stage    %8.0f\n    k-loop issue   %8.0f\n",
               turn.get(), first.get(), loop.get());
