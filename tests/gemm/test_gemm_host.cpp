@@ -1204,20 +1204,29 @@ TEST(GemmPlan, ClustersOfFourTakeWidthsThatSplitBFourWays) {
         req.stream_k = stream_k;
         const plan::GemmChoice c = plan::choose_plan(m, n, k, 132, req);
         EXPECT_EQ(c.cluster_m, 4) << m << " x " << n << " x " << k;
-        EXPECT_TRUE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[c.config], 4, k_major_b))
+        EXPECT_TRUE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[c.config], 4))
             << m << " x " << n << " x " << k << ": config " << c.config;
         EXPECT_TRUE(k_major_b || !ops::gemm_config_needs_k_major_b(ops::kGemmConfigs[c.config]));
       }
     }
-  EXPECT_TRUE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[0], 4, true));
+  EXPECT_TRUE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[0], 4));
   // Since session 28 the widths whose quarter is not a whole number of swizzle repeats load
   // overlapping shares (KMajorOverlappingSharesMatchOneBox).
-  EXPECT_TRUE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[6], 4, true));   // 176
-  EXPECT_TRUE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[5], 4, true));   // 240
-  EXPECT_TRUE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[8], 4, true));   // 144
-  EXPECT_TRUE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[3], 4, false));  // 3 atoms
-  EXPECT_FALSE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[0], 3, false));
-  EXPECT_FALSE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[0], 8, true));
+  EXPECT_TRUE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[6], 4));  // 176
+  EXPECT_TRUE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[5], 4));  // 240
+  EXPECT_TRUE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[8], 4));  // 144
+  EXPECT_TRUE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[3], 4));  // 3 atoms (MN-major)
+  EXPECT_FALSE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[0], 3));
+  EXPECT_FALSE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[0], 8));
+  // The deprecated form (B's major-ness, ignored since session 28) still answers the same.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  for (const auto& config : ops::kGemmConfigs)
+    for (const int cluster_m : {1, 2, 3, 4, 8})
+      for (const bool k_major_b : {true, false})
+        EXPECT_EQ(ops::gemm_config_supports_cluster(config, cluster_m, k_major_b),
+                  ops::gemm_config_supports_cluster(config, cluster_m));
+#pragma GCC diagnostic pop
   // Both rules together: what the plan chooses from and the bench sweeps.
   EXPECT_TRUE(ops::gemm_config_allowed(ops::kGemmConfigs[0], 4, false));
   EXPECT_TRUE(ops::gemm_config_allowed(ops::kGemmConfigs[6], 4, true));    // 176: 4 x 48 rows

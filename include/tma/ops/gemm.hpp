@@ -173,16 +173,26 @@ constexpr bool gemm_config_needs_k_major_b(const GemmConfig& c) {
   return c.block_n % 64 != 0;
 }
 
-// Whether configuration `c` runs in clusters of `cluster_m` CTAs (1, 2 or 4; GemmTuning::cluster_m)
-// with a B of this major-ness. The CTAs of a cluster share the B tile, each loading its share and
-// multicasting it to all: a K-major B as block_n / cluster_m rows rounded up to a 1024-byte
-// swizzle repeat (8 rows of 128 B; where that rounds up, as 144, 176 and 240 do in clusters of 4,
-// the last share is moved back to end at block_n and overlaps the one before: a few rows arrive
-// twice); an MN-major B's 64-column atoms are dealt out over the CTAs (a CTA may get none). Every
-// configuration runs in clusters of 1, 2 and 4 (block_n is a multiple of 16).
-constexpr bool gemm_config_supports_cluster(const GemmConfig& c, int cluster_m, bool k_major_b) {
-  (void)k_major_b;
+// Whether configuration `c` runs in clusters of `cluster_m` CTAs (1, 2 or 4;
+// GemmTuning::cluster_m). The CTAs of a cluster share the B tile, each loading its share and
+// multicasting it to all: a K-major B as block_n / cluster_m rows rounded up to a 1024-byte swizzle
+// repeat (8 rows of 128 B; where that rounds up, as 144, 176 and 240 do in clusters of 4, the last
+// share is moved back to end at block_n and overlaps the one before: a few rows arrive twice); an
+// MN-major B's 64-column atoms are dealt out over the CTAs (a CTA may get none). Every
+// configuration runs in clusters of 1, 2 and 4 (block_n is a multiple of 16), whatever B's
+// major-ness.
+constexpr bool gemm_config_supports_cluster(const GemmConfig& c, int cluster_m) {
   return (cluster_m == 1 || cluster_m == 2 || cluster_m == 4) && c.block_n % 16 == 0;
+}
+
+// The form before session 28, when a K-major B's share had to divide block_n (so 144, 176 and 240
+// did not run in clusters of 4 with a K-major B). B's major-ness no longer matters.
+[[deprecated(
+    "B's major-ness no longer matters: use gemm_config_supports_cluster(c, "
+    "cluster_m)")]] constexpr bool
+gemm_config_supports_cluster(const GemmConfig& c, int cluster_m, bool k_major_b) {
+  (void)k_major_b;
+  return gemm_config_supports_cluster(c, cluster_m);
 }
 
 // Whether configuration `c` runs with a B of this major-ness in clusters of `cluster_m` CTAs: both
@@ -190,7 +200,7 @@ constexpr bool gemm_config_supports_cluster(const GemmConfig& c, int cluster_m, 
 // choose from and what a GemmTuning may name (with Path::kTma; see gemm_config_tma_only).
 constexpr bool gemm_config_allowed(const GemmConfig& c, int cluster_m, bool k_major_b) {
   return (k_major_b || !gemm_config_needs_k_major_b(c)) &&
-         gemm_config_supports_cluster(c, cluster_m, k_major_b);
+         gemm_config_supports_cluster(c, cluster_m);
 }
 
 // Whether configuration `c` runs on Path::kTma only: a wide ping-pong tile (176 accumulators per
