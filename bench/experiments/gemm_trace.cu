@@ -18,6 +18,7 @@
 //              [cold=0: operands in L2; 1: the L2 flushed before each run by writing a 3x-L2
 //              buffer (its dirty lines are written back as the GEMM's operands come in); 2: by
 //              reading one (clean lines, as after tma-bench's rotation of read-mostly buffers)]
+//              [pdl=1: launched with programmatic dependent launch (GemmTuning::pdl); 0: without]
 //   (max_ctas: GemmTuning::max_ctas, e.g. to see whether a k-loop speeds up with fewer SMs loading)
 #include <cuda_runtime.h>
 
@@ -73,11 +74,13 @@ int main(int argc, char** argv) {
   // regime), and the L2 holds dirty lines; 2: the same buffer read instead (clean lines); 0:
   // back-to-back runs on the same buffers (operands in L2).
   const int cold = argc > 8 ? std::atoi(argv[8]) : 0;
+  // pdl = 0: launched without programmatic dependent launch (GemmTuning::pdl = false).
+  const int pdl = argc > 9 ? std::atoi(argv[9]) : 1;
   if (config < 0 || config >= tma::ops::kNumGemmConfigs || k < 1 || m < 1 || n < 1 ||
       (cluster != 1 && cluster != 2 && cluster != 4) || max_ctas < 0 || cold < 0 || cold > 2) {
     std::fprintf(stderr,
                  "usage: gemm_trace [config 0..%d] [k] [m] [n] [stream_k 0..2] [cluster 1|2|4] "
-                 "[max_ctas >= 0] [cold 0|1|2]\n",
+                 "[max_ctas >= 0] [cold 0|1|2] [pdl 1|0]\n",
                  tma::ops::kNumGemmConfigs - 1);
     return 2;
   }
@@ -93,6 +96,7 @@ int main(int argc, char** argv) {
   const tma::ops::GemmArgs g = experiment::rc_args(ops, m, n, k);
   tma::ops::GemmTuning t;
   t.config = config, t.cluster_m = cluster, t.stream_k = split, t.max_ctas = max_ctas;
+  t.pdl = pdl != 0;
   tma::ops::GemmPlan plan{};
   cudaEvent_t e0, e1;
   experiment::check(cudaEventCreate(&e0), "event");
@@ -273,6 +277,7 @@ int main(int argc, char** argv) {
   {
     Mean init, to_consumer, to_first, tail, wg1_later, to_exit, life, prod_tail, to_unit, to_load;
     Mean to_ready, to_cursor;  // the producer: after setmaxnreg + PDL wait; first unit walked
+    Mean to_regs, to_cregs;    // the producer / consumer warpgroup 0: after setmaxnreg
     double life_max = 0, entry_max = 0, exit_min = 1e30, exit_max = 0;
     const auto kt = [&](int cta, int point) { return at(cta, d::kTraceKernel, 0, point); };
     for (int cta = 0; cta < plan.ctas; ++cta) {
@@ -284,6 +289,10 @@ int main(int argc, char** argv) {
         to_ready.add(kt(cta, d::kProducerReady) - kt(cta, d::kEntry));
       if (kt(cta, d::kProducerCursor) != 0)
         to_cursor.add(kt(cta, d::kProducerCursor) - kt(cta, d::kEntry));
+      if (kt(cta, d::kProducerRegAlloc) != 0)
+        to_regs.add(kt(cta, d::kProducerRegAlloc) - kt(cta, d::kEntry));
+      if (kt(cta, d::kConsumerRegAlloc) != 0)
+        to_cregs.add(kt(cta, d::kConsumerRegAlloc) - kt(cta, d::kEntry));
       if (at(cta, 0, 0, 1) != 0) to_load.add(at(cta, 0, 0, 1) - kt(cta, d::kEntry));
       if (at(cta, 1, 0, 0) != 0) to_first.add(at(cta, 1, 0, 0) - kt(cta, d::kConsumerStart));
       int last = -1;
@@ -310,9 +319,11 @@ int main(int argc, char** argv) {
         init.get(), to_consumer.get(), to_first.get(), to_unit.get(), to_load.get(), tail.get(),
         wg1_later.get(), to_exit.get(), prod_tail.get(), life.get(), life_max);
     std::printf(
-        "  producer from entry (cycles, mean): setmaxnreg + PDL wait done %.0f, first unit "
-        "walked %.0f, its tile coordinates %.0f, first load issued %.0f\n",
-        to_ready.get(), to_cursor.get(), to_unit.get(), to_load.get());
+        "  producer from entry (cycles, mean): setmaxnreg done %.0f, + PDL wait done %.0f, first "
+        "unit walked %.0f, its tile coordinates %.0f, first load issued %.0f; consumer "
+        "warpgroup 0's setmaxnreg done %.0f\n",
+        to_regs.get(), to_ready.get(), to_cursor.get(), to_unit.get(), to_load.get(),
+        to_cregs.get());
     std::printf(
         "  globaltimer: CTA entries spread over %.2f us, exits over %.2f us; first entry .. last "
         "exit %.2f us; events around the launch %.2f us\n",

@@ -207,9 +207,11 @@ enum TraceKernel : int {
   kProducerDone = 5,   // thread 0 (the TMA producer) after its tail
   kExit = 6,           // the last of the three warpgroup leaders to leave (atomicMax)
   kExitNs = 7,
-  kConsumerDone1 = 8,    // consumer warpgroup 1's leader, as kConsumerDone
-  kProducerReady = 9,    // thread 0 (the TMA producer) after setmaxnreg and the PDL wait
-  kProducerCursor = 10,  // thread 0 with its first unit (schedule walked, before tile_of)
+  kConsumerDone1 = 8,      // consumer warpgroup 1's leader, as kConsumerDone
+  kProducerReady = 9,      // thread 0 (the TMA producer) after setmaxnreg and the PDL wait
+  kProducerCursor = 10,    // thread 0 with its first unit (schedule walked, before tile_of)
+  kProducerRegAlloc = 11,  // thread 0 (the TMA producer) after setmaxnreg, before the PDL wait
+  kConsumerRegAlloc = 12,  // consumer warpgroup 0's leader after setmaxnreg, before the PDL wait
 };
 
 // ---- D's edge --------------------------------------------------------------------------------

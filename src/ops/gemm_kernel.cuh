@@ -749,6 +749,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   // gains more is not established). The SASS test gemm_sass_tma (--order) checks the layout.
   if (role == Role::kConsumer) {
     warpgroup_reg_alloc<Cfg::kConsumerRegisters>();
+    if constexpr (TMA_GEMM_TRACE != 0) {
+      if (threadIdx.x == kWarpgroupThreads) trace_kernel(p, kConsumerRegAlloc, clock64());
+    }
     cudaGridDependencySynchronize();
     const EpilogueMaps maps{&map_c, &map_d, &map_c_tail, &map_d_tail};
     const bool stamp = TMA_GEMM_TRACE != 0 && threadIdx.x % kWarpgroupThreads == 0;
@@ -758,6 +761,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (stamp) trace_kernel(p, warpgroup == 1 ? kConsumerDone : kConsumerDone1, clock64());
   } else {
     warpgroup_reg_dealloc<Cfg::kProducerRegisters>();
+    if constexpr (TMA_GEMM_TRACE != 0) {
+      if (threadIdx.x == 0) trace_kernel(p, kProducerRegAlloc, clock64());
+    }
     cudaGridDependencySynchronize();
     if constexpr (kTma) {
       if (threadIdx.x == 0) {
