@@ -29,7 +29,7 @@ __global__ void probe(const Params p, long long* out) {
   if (threadIdx.x != 0) return;
   const unsigned v = p.w[0];
   if (v == 0xDEADBEEFu) out[4096] = 1;  // never: the branch waits for the read
-  if constexpr (kMode == 1) asm volatile("griddepcontrol.wait;" ::: "memory");
+  if constexpr (kMode == 1) cudaGridDependencySynchronize();  // griddepcontrol.wait
   const long long t0 = clock64();
   const unsigned x = p.w[kMode == 2 ? 40 : 5 + kMode];
   if (x == 0xDEADBEEFu) out[4097] = 1;
