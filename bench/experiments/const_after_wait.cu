@@ -40,8 +40,7 @@ __global__ void probe(const Params p, long long* out) {
 }  // namespace
 
 int main() {
-  int sms = 0;
-  experiment::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SMs");
+  const int sms = experiment::device_attribute(cudaDevAttrMultiProcessorCount, "SMs");
   Params p{};
   for (int i = 0; i < 64; ++i)
     p.w[i] = static_cast<unsigned>(i + 1);

@@ -21,6 +21,13 @@ inline void check(cudaError_t e, const char* what) {
   }
 }
 
+// Device 0's attribute `a` (exits through check on failure, naming `what`).
+inline int device_attribute(cudaDeviceAttr a, const char* what) {
+  int v = 0;
+  check(cudaDeviceGetAttribute(&v, a, 0), what);
+  return v;
+}
+
 // n bf16 values between 2^-7 and 2 (bit patterns 0x3C00 .. 0x3FFF from a hash of the index and
 // the seed): non-zero, varied inputs; the experiments time, they do not verify.
 __global__ void fill(unsigned short* p, std::size_t n, unsigned seed) {

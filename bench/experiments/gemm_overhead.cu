@@ -30,8 +30,7 @@ int main(int argc, char** argv) {
                  tma::ops::kNumGemmConfigs - 1);
     return 2;
   }
-  int sms = 0;
-  experiment::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SM count");
+  const int sms = experiment::device_attribute(cudaDevAttrMultiProcessorCount, "SM count");
   // Cluster tiles (2 tile rows) over the clusters (one CTA per SM): waves of tiles per CTA.
   const double cluster_tiles = (m / 128) * (n / tma::ops::kGemmConfigs[config].block_n) / 2.0;
   const double waves = cluster_tiles / (sms / 2);

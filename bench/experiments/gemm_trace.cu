@@ -85,8 +85,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const experiment::Operands ops = experiment::make_operands(m, n, k, 2);
-  int sms = 0;
-  experiment::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SM count");
+  const int sms = experiment::device_attribute(cudaDevAttrMultiProcessorCount, "SM count");
   const std::int64_t slots = d::trace_slot(sms, 0, 0, 0);
   unsigned long long* trace = nullptr;
   experiment::check(cudaMalloc(&trace, slots * sizeof(unsigned long long)), "malloc trace");

@@ -112,8 +112,7 @@ void launch_clusters(const void* kernel, dim3 grid, int cluster, int threads, st
 
 int main(int argc, char** argv) {
   const int iters = argc > 1 ? std::atoi(argv[1]) : 4000;
-  int sms = 0;
-  experiment::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SM count");
+  const int sms = experiment::device_attribute(cudaDevAttrMultiProcessorCount, "SM count");
   int max_smid = 0;
   // 1. GPCs: clusters of 16 (or the largest size the driver allows), many of them.
   int cl = 16;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "experiment.cuh"
+#include "kernels.hpp"
 
 namespace {
 
@@ -47,18 +48,11 @@ __global__ void __launch_bounds__(384, 1) small_kernel(int* flag) {
   if (threadIdx.x == 0 && flag != nullptr && *flag == 12345) smem[0] = 1;
 }
 
-__global__ void spin(long long cycles) {
-  const long long t0 = clock64();
-  while (clock64() - t0 < cycles) {
-  }
-}
-
 }  // namespace
 
 int main() {
-  int sms = 0, clock_khz = 0;
-  experiment::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SMs");
-  experiment::check(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0), "clock");
+  const int sms = experiment::device_attribute(cudaDevAttrMultiProcessorCount, "SMs");
+  const int clock_khz = experiment::device_attribute(cudaDevAttrClockRate, "clock");
   const int big_smem = 225 * 1024;
   experiment::check(cudaFuncSetAttribute(big_kernel<false>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, big_smem),
@@ -115,8 +109,9 @@ int main() {
         }
       };
       for (int i = 0; i < 10; ++i)
-        launch();                                             // warm-up
-      spin<<<1, 1>>>(static_cast<long long>(clock_khz) * 5);  // ~5 ms of queue ahead
+        launch();  // warm-up
+      // ~5 ms of queue ahead: tma-bench's spin kernel (tools/tma_bench/kernels.hpp).
+      tma::bench::launch_spin(nullptr, static_cast<long long>(clock_khz) * 5);
       experiment::check(cudaEventRecord(e0), "record");
       for (int i = 0; i < kLaunches; ++i)
         launch();

@@ -128,8 +128,7 @@ __global__ void __launch_bounds__(256, 1)
 }  // namespace
 
 int main(int argc, char** argv) {
-  int sms = 0;
-  experiment::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SMs");
+  const int sms = experiment::device_attribute(cudaDevAttrMultiProcessorCount, "SMs");
   const int ctas = argc > 1 ? std::atoi(argv[1]) : sms;
   const std::string_view st = argc > 2 ? argv[2] : "tma";
   const bool loads = argc > 3 ? std::atoi(argv[3]) != 0 : true;

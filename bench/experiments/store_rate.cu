@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <string_view>
 #include <vector>
 
@@ -161,24 +162,23 @@ __global__ void __launch_bounds__(256, 1)
 }  // namespace
 
 int main(int argc, char** argv) {
-  int sms = 0, clock_khz = 0;
-  experiment::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SMs");
-  experiment::check(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0), "clock");
+  const int sms = experiment::device_attribute(cudaDevAttrMultiProcessorCount, "SMs");
   const int ctas = argc > 1 ? std::atoi(argv[1]) : sms;
   const std::string_view m = argc > 2 ? argv[2] : "tma";
   const int rounds = argc > 3 ? std::atoi(argv[3]) : 16;
   const int warpgroups = argc > 4 ? std::atoi(argv[4]) : 1;
   const bool fresh = argc > 5 && std::string_view(argv[5]) == "fresh";
-  const Mode mode = m == "tma-ef"     ? Mode::kTmaEvictFirst
-                    : m == "tma-el"   ? Mode::kTmaEvictLast
-                    : m == "bulk"     ? Mode::kBulk
-                    : m == "lsu-smem" ? Mode::kLsuSmem
-                    : m == "lsu-reg"  ? Mode::kLsuReg
-                    : m == "frag"     ? Mode::kFrag
-                                      : Mode::kTma;
-  if (ctas < 1 || ctas > sms || rounds < 1 || rounds > 4096 ||
-      (m != "tma" && m != "tma-ef" && m != "tma-el" && m != "bulk" && m != "lsu-smem" &&
-       m != "lsu-reg" && m != "frag") ||
+  // The modes by name: the one table both the parse and the check read.
+  constexpr struct {
+    std::string_view name;
+    Mode mode;
+  } kModes[] = {
+      {"tma", Mode::kTma},   {"tma-ef", Mode::kTmaEvictFirst}, {"tma-el", Mode::kTmaEvictLast},
+      {"bulk", Mode::kBulk}, {"lsu-smem", Mode::kLsuSmem},     {"lsu-reg", Mode::kLsuReg},
+      {"frag", Mode::kFrag}};
+  const auto named = std::find_if(std::begin(kModes), std::end(kModes),
+                                  [&](const auto& e) { return e.name == m; });
+  if (ctas < 1 || ctas > sms || rounds < 1 || rounds > 4096 || named == std::end(kModes) ||
       warpgroups < 1 || warpgroups > 2) {
     std::fprintf(stderr,
                  "usage: store_rate [ctas 1..%d] [tma|tma-ef|tma-el|bulk|lsu-smem|lsu-reg|frag] "
@@ -186,6 +186,7 @@ int main(int argc, char** argv) {
                  sms);
     return 2;
   }
+  const Mode mode = named->mode;
   const int tile_rows = (sms + kCols / kTile - 1) / (kCols / kTile);
   const std::int64_t round_rows = static_cast<std::int64_t>(tile_rows) * kTile;
   const std::int64_t rows = round_rows * (fresh ? rounds : 1);

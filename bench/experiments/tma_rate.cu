@@ -145,9 +145,8 @@ __global__ void __launch_bounds__(128, 1)
 }  // namespace
 
 int main(int argc, char** argv) {
-  int sms = 0, clock_khz = 0;
-  experiment::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SMs");
-  experiment::check(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0), "clock");
+  const int sms = experiment::device_attribute(cudaDevAttrMultiProcessorCount, "SMs");
+  const int clock_khz = experiment::device_attribute(cudaDevAttrClockRate, "clock");
   const int ctas = argc > 1 ? std::atoi(argv[1]) : sms;
   const int box_rows = argc > 2 ? std::atoi(argv[2]) : 128;
   const std::string_view m = argc > 3 ? argv[3] : "load";

@@ -211,8 +211,7 @@ int main(int argc, char** argv) {
   // Or `copy` [N]: the k-loops beside bulk copies into the same SM (below).
   const bool copy_mode = argc > 2 && std::string_view(argv[2]) == "copy";
   const int only = argc > 2 && !copy_mode ? std::atoi(argv[2]) : -1;
-  int sms = 0;
-  experiment::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SM count");
+  const int sms = experiment::device_attribute(cudaDevAttrMultiProcessorCount, "SM count");
   unsigned short* fill = nullptr;
   long long* cycles = nullptr;
   float* sink = nullptr;
