@@ -74,7 +74,7 @@ TMA_HOST_DEVICE constexpr int tail_columns(int block_n, int esize) {
 // block_n rows (multicast to all), a whole number of 1024-byte swizzle repeats (8 rows of 128 B)
 // so that each share starts on one: block_n / cluster_m rounded up to 8. gemm.cu encodes the map
 // with this box. Where block_n / cluster_m is not a multiple of 8 (144, 176 and 240 in clusters
-// of 4) the shares overlap: see row_box_start.
+// of 4, 136 in clusters of 2 and 4) the shares overlap: see row_box_start.
 TMA_HOST_DEVICE constexpr int row_box_rows(int block_n, int cluster_m) {
   return ((block_n + cluster_m - 1) / cluster_m + 7) / 8 * 8;
 }
@@ -128,11 +128,11 @@ struct Config {
   // Dynamic shared memory: alignment slack, the ring, the epilogue buffers.
   static constexpr std::uint32_t kSmemBytes = kAlign + kStages * kStageBytes + kEpiBytes;
   static_assert(kBlockN == 256 || kBlockN == 240 || kBlockN == 224 || kBlockN == 192 ||
-                    kBlockN == 176 || kBlockN == 144 || kBlockN == 128,
-                "block_n is a wgmma N tmakit wraps: 256, 240, 224, 192, 176, 144 or 128");
-  // A 2-CTA cluster's CTAs load kBlockN / 2 rows of a K-major B each, the second half starting
-  // on a 1024-byte swizzle repeat (8 rows): kBlockN a multiple of 16.
-  static_assert(kBlockN % 16 == 0, "block_n is a multiple of 16 (a K-major B's half boxes)");
+                    kBlockN == 176 || kBlockN == 144 || kBlockN == 136 || kBlockN == 128,
+                "block_n is a wgmma N tmakit wraps: 256, 240, 224, 192, 176, 144, 136 or 128");
+  // A cluster's CTAs load shares of a K-major B's rows, each starting on a 1024-byte swizzle
+  // repeat (8 rows; row_box_start): kBlockN a multiple of 8.
+  static_assert(kBlockN % 8 == 0, "block_n is a multiple of 8 (a K-major B's shares)");
   static_assert(!kPingPong || kBlockN == 128 || kBlockN == 176,
                 "a ping-pong warpgroup holds a 128 x block_n tile: block_n accumulators per "
                 "thread, 128 or 176 (more do not fit its 240 registers)");
@@ -264,6 +264,12 @@ static_assert(kGemmConfigs[kConfig192].block_n == 192 && !kGemmConfigs[kConfig19
 inline constexpr int kConfig144 = 8;
 static_assert(kGemmConfigs[kConfig144].block_n == 144 && !kGemmConfigs[kConfig144].pingpong,
               "kConfig144 names the cooperative 128 x 144 configuration");
+// Configuration 9 (128 x 136): the same for one wave of more, narrower tiles (N = 2112 at M =
+// 1024: 128 tiles against 144's 120), taken before the 144 one by the same rule when K has at
+// least kOneWave136MinKBlocks k-blocks (choose_plan).
+inline constexpr int kConfig136 = 9;
+static_assert(kGemmConfigs[kConfig136].block_n == 136 && !kGemmConfigs[kConfig136].pingpong,
+              "kConfig136 names the cooperative 128 x 136 configuration");
 static_assert(kGemmConfigs[4].block_n == 224 && kGemmConfigs[5].block_n == 240 &&
                   kGemmConfigs[6].block_n == 176 && !kGemmConfigs[4].pingpong &&
                   !kGemmConfigs[5].pingpong && !kGemmConfigs[6].pingpong,
@@ -399,9 +405,10 @@ inline constexpr double kPingPong176Time = 0.985;
 inline constexpr double kPingPongGain = 0.97;
 // The one-wave rule of choose_plan (K <= 2048: 32 k-blocks).
 inline constexpr std::int64_t kOneWaveNarrowMaxKBlocks = 32;
-// The 144 rule of choose_plan: one wave of 128 x 144 cluster tiles keeping at least this share of
-// the clusters busy.
+// The 144 rule of choose_plan: one wave of 128 x 144 (or 128 x 136) cluster tiles keeping at
+// least this share of the clusters busy; 136 only from this many k-blocks (K >= 4096).
 inline constexpr double kWave144Share = 0.9;
+inline constexpr std::int64_t kOneWave136MinKBlocks = 64;
 
 // The launch plan for an m x n x k product on sm_count SMs (one CTA per SM) under `req`: the
 // data-parallel plan (config by the wave model, cluster by choose_cluster_m) unless stream-K is
@@ -515,16 +522,25 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
   // against 48.7-49.3 for the split 128 x 192 tiles the cost model picks (0.945x cuBLASLt against
   // 0.887x); its k-loop runs at 586 cycles per k-block with operands in L2 (576 at the tensor
   // peak), 641 cold (gemm_trace). With a wave below 90% full or more than one, the split or the
-  // wider tiles were as fast or faster (512 / 2048 x 2112 x 7168, same call). Leaves a given
-  // configuration, clusters of 1 or 4, a forced split, a row-major B and the ordinary path alone.
+  // wider tiles were as fast or faster (512 / 2048 x 2112 x 7168, same call).
+  // Before it, with K >= 4096, the same rule for configuration 9 (128 x 136: 128 tiles there).
+  // Measured (H100, session 30, bench/results/h100-2026-11-27-s30-gemm-investigation.txt call 1,
+  // three seeds side by side): 1024 x 2112 x 7168 44.03-44.14 us against 44.90-44.99 on 144
+  // (k-loop 558 against 579 cycles per k-block, gemm_trace, but its epilogue ~460 cycles longer:
+  // odd tiles start D's rows 16 bytes into a 32-byte sector), 1024 x 2112 x 4096 -1.7 to -2.3%;
+  // at K = 1024 1.7-2.7% slower than 144. Leaves a given configuration, clusters of 1 or 4, a
+  // forced split, a row-major B and the ordinary path alone.
   if (req.config < 0 && req.k_major_b && req.may_cluster &&
       (req.cluster_m == 0 || req.cluster_m == 2) && req.stream_k != 2 && tiles_m >= 2) {
-    const GemmChoice wave144{kConfig144, 2, false};
-    const std::int64_t tiles = tiles_of(wave144), workers = workers_of(wave144);
-    if (tiles <= workers &&
-        static_cast<double>(tiles) >= kWave144Share * static_cast<double>(workers) &&
-        columns_of(dp) > columns_of(wave144))
-      return wave144;
+    for (const int config : {kConfig136, kConfig144}) {
+      if (config == kConfig136 && k_blocks64 < kOneWave136MinKBlocks) continue;
+      const GemmChoice wave{config, 2, false};
+      const std::int64_t tiles = tiles_of(wave), workers = workers_of(wave);
+      if (tiles <= workers &&
+          static_cast<double>(tiles) >= kWave144Share * static_cast<double>(workers) &&
+          columns_of(dp) > columns_of(wave))
+        return wave;
+    }
   }
   if (req.stream_k == 1) return dp;
   // Forced split without a configuration: the 128 x 128 tiles (more, smaller pieces).
@@ -540,8 +556,8 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
   GemmChoice best = dp;
   double t_best = kStreamKGain * t_dp;  // a split must beat this
   for (int config = 0; config < kNumGemmConfigs; ++config) {
-    if (kGemmConfigs[config].pingpong) continue;  // split: the cooperative ones only
-    if (config == kConfig144) continue;           // not a split tile (kConfig144)
+    if (kGemmConfigs[config].pingpong) continue;                 // split: the cooperative ones only
+    if (config == kConfig144 || config == kConfig136) continue;  // not split tiles (kConfig144)
     if (req.config >= 0 && req.config != config) continue;
     if (!config_allowed(config, req.k_major_b, forced_cluster)) continue;
     const GemmChoice sk = split_with(config);

@@ -256,13 +256,14 @@ __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const 
                                          int wgc, EpilogueState& es) {
   constexpr int kCols = 128 / static_cast<int>(sizeof(Out));  // columns per chunk
   constexpr int kFull = kBlockN / kCols;                      // whole chunks
-  // A last, narrower chunk of kTail columns (16, 32 or 48: whole 16-column stmatrix blocks),
+  // A last, narrower chunk of kTail columns (8, 16, 32 or 48; 16-bit outputs: whole 16-column
+  // stmatrix blocks, and an 8-column one through stmatrix .x2 where kTail is 8 modulo 16),
   // staged in the same buffer layout (its rows padded to the 128 B swizzle span, as TMA reads a
   // narrower box under SWIZZLE_128B: docs/hardware-findings.md, finding 2), stored and loaded
   // through maps.d_tail / maps.c_tail.
   constexpr int kTail = tail_columns(kBlockN, static_cast<int>(sizeof(Out)));
   constexpr int kChunks = kFull + (kTail > 0 ? 1 : 0);
-  static_assert(kTail % 16 == 0, "a tile's last chunk has whole 16-column blocks");
+  static_assert(kTail % 8 == 0, "a tile's last chunk has whole 8-column groups");
   constexpr int kGroups = kCols / 8;  // 8-column accumulator groups per chunk
   using ChunkBox = Box<Out, kCols, 64>;
   static_assert(ChunkBox::kBytes == kEpiBufferBytes, "a chunk fills one 8 KiB buffer");
@@ -329,6 +330,28 @@ __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const 
           v[j] = pack_pair<Out>(v0, v1);
         }
         ptx::stmatrix_x4(at, v[0], v[1], v[2], v[3]);
+      }
+      if (groups % 2 != 0) {
+        // A last 8-column group (the tail of a 136-wide tile): matrices 0 and 1 of block
+        // groups / 2, lanes 0..15 addressing them.
+        const int b = groups / 2;
+        const std::uint32_t at = base + stmatrix_row_offset(t, b);
+        std::uint32_t c[2] = {0, 0};
+        if constexpr (with_c) ptx::ldmatrix_x2(at, c[0], c[1]);
+        std::uint32_t v[2];
+#pragma unroll
+        for (int j = 0; j < 2; ++j) {
+          const int reg = 4 * q * kGroups + stmatrix_register(b, j);
+          float v0 = kScale ? p.alpha * acc[reg] : acc[reg];
+          float v1 = kScale ? p.alpha * acc[reg + 1] : acc[reg + 1];
+          if constexpr (with_c) {
+            const float2 cf = unpack_pair<Out>(c[j]);
+            v0 = fmaf(p.beta, cf.x, v0);
+            v1 = fmaf(p.beta, cf.y, v1);
+          }
+          v[j] = pack_pair<Out>(v0, v1);
+        }
+        ptx::stmatrix_x2(at, v[0], v[1]);
       }
     } else {
 #pragma unroll

@@ -140,11 +140,20 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
       // Every A and B byte of the stage lands in this CTA: its own copies and the peers'
       // multicast shares of B (overlapping shares: row_box_stage_rows rows of B).
       if constexpr (kBoxB && Cfg::kBlockN % 32 != 0) {
-        // (Only clusters of 4 overlap: kBlockN is a multiple of 16. A select of two constants,
-        // no value of its own live across the loop: config 7's producer has 24 registers.)
-        constexpr std::uint32_t kOverlapped =
+        // (Clusters of 4 overlap where kBlockN is not a multiple of 32, clusters of 2 where it
+        // is not one of 16: 136. Selects of constants, no value of their own live across the
+        // loop: config 7's producer has 24 registers.)
+        constexpr std::uint32_t kOverlapped2 =
+            Cfg::kABytes + static_cast<std::uint32_t>(row_box_stage_rows(Cfg::kBlockN, 2)) * 128;
+        constexpr std::uint32_t kOverlapped4 =
             Cfg::kABytes + static_cast<std::uint32_t>(row_box_stage_rows(Cfg::kBlockN, 4)) * 128;
-        pipe.producer_commit(s, cluster_m == 4 ? kOverlapped : Cfg::kStageBytes);
+        if constexpr (kOverlapped2 == Cfg::kStageBytes) {
+          pipe.producer_commit(s, cluster_m == 4 ? kOverlapped4 : Cfg::kStageBytes);
+        } else {
+          pipe.producer_commit(s, cluster_m == 4   ? kOverlapped4
+                                  : cluster_m == 2 ? kOverlapped2
+                                                   : Cfg::kStageBytes);
+        }
       } else {
         pipe.producer_commit(s, Cfg::kStageBytes);
       }
@@ -222,10 +231,12 @@ __device__ __forceinline__ void cp_async_tile(std::uint32_t dst, const unsigned 
     ptx::cp_async_16(at, src, bytes);
   };
   if constexpr (kMajor == MatrixMajor::kK) {
-    static_assert(kMN % 16 == 0, "a K-major tile has a multiple of 16 rows");
+    static_assert(kMN % 8 == 0, "a K-major tile has a multiple of 8 rows");
     const int inner = k0 + 8 * ch;  // rows of MN, K contiguous
 #pragma unroll 4
-    for (int r = 0; r < kMN / 16; ++r) {
+    for (int r = 0; r < (kMN + 15) / 16; ++r) {
+      // (kMN = 136: the last pass copies rows 128..135, threads 0..63 only.)
+      if (kMN % 16 != 0 && row0 + 16 * r >= kMN) break;
       const int outer = mn0 + row0 + 16 * r;
       copy(smem + 16u * 128u * static_cast<std::uint32_t>(r), outer, inner,
            outer < mn_extent ? k_extent - inner : 0);

@@ -138,9 +138,12 @@ TEST(GemmLayout, KMajorOperandMatchesTma) {
   check_operand(MatrixMajor::kK, 128, 256, 192, 64, 64);       // the same bytes as 2 atoms
   // B (every width): one box of block_n rows, or two of block_n / 2 (a 2-CTA cluster's halves,
   // the second at block_n / 2 x 128 B); the last tile runs past mn_total.
-  for (const int block_n : {256, 240, 224, 192, 176, 144, 128}) {
+  for (const int block_n : {256, 240, 224, 192, 176, 144, 136, 128}) {
     check_operand(MatrixMajor::kK, block_n, 700, 128, block_n, 64, block_n);
-    check_operand(MatrixMajor::kK, block_n, 700, 128, 2 * block_n, 0, block_n / 2);
+    // A 2-CTA cluster's halves where block_n / 2 is a whole number of swizzle repeats (136: the
+    // overlapping shares of KMajorOverlappingSharesMatchOneBox).
+    if (block_n % 16 == 0)
+      check_operand(MatrixMajor::kK, block_n, 700, 128, 2 * block_n, 0, block_n / 2);
     // A 4-CTA cluster's quarters where block_n / 4 is a whole number of swizzle repeats (the
     // others: KMajorOverlappingSharesMatchOneBox).
     if (block_n % 32 == 0)
@@ -152,8 +155,9 @@ TEST(GemmLayout, KMajorOverlappingSharesMatchOneBox) {
   // A K-major B tile loaded as a cluster's shares (row_box_rows rows each, at row_box_start: the
   // producer's boxes, multicast to every CTA) lands byte for byte as one box of block_n rows,
   // which KMajorOperandMatchesTma reads back through the wgmma descriptors. For 144, 176 and 240
-  // in clusters of 4 the last share overlaps the one before (the same bytes written twice).
-  for (const int block_n : {256, 240, 224, 192, 176, 144, 128})
+  // in clusters of 4, and 136 in clusters of 2 and 4, the last share overlaps the one before (the
+  // same bytes written twice).
+  for (const int block_n : {256, 240, 224, 192, 176, 144, 136, 128})
     for (const int cluster : {1, 2, 4})
       for (const int mn0 : {0, 700 - 96}) {  // an inner tile; one past the matrix's end
         SCOPED_TRACE(testing::Message()
@@ -191,6 +195,14 @@ TEST(GemmLayout, KMajorOverlappingSharesMatchOneBox) {
   EXPECT_EQ(ops::detail::gemm::row_box_stage_rows(144, 4), 160);
   EXPECT_EQ(ops::detail::gemm::row_box_rows(176, 2), 88);
   EXPECT_EQ(ops::detail::gemm::row_box_start(176, 2, 1), 88);
+  // The 136-wide tile: in clusters of 2, boxes of 72 rows at 0 and 64 (rows 64-71 twice); of 4,
+  // boxes of 40 rows at 0, 40, 80 and 96.
+  EXPECT_EQ(ops::detail::gemm::row_box_rows(136, 2), 72);
+  EXPECT_EQ(ops::detail::gemm::row_box_start(136, 2, 1), 64);
+  EXPECT_EQ(ops::detail::gemm::row_box_stage_rows(136, 2), 144);
+  EXPECT_EQ(ops::detail::gemm::row_box_rows(136, 4), 40);
+  EXPECT_EQ(ops::detail::gemm::row_box_start(136, 4, 3), 96);
+  EXPECT_EQ(ops::detail::gemm::row_box_stage_rows(136, 4), 160);
 }
 
 TEST(GemmLayout, MnMajorOperandMatchesTma) {
@@ -964,9 +976,9 @@ TEST(GemmPlan, SweptShapesGetTheirBestVariant) {
       continue;
     }
     // Since session 28 the 144 rule takes 1024 x 2112 x 7168 (OneWaveOf144WideTiles; this sweep
-    // had no configuration 8).
+    // had no configuration 8), with 128 x 136 tiles since session 30.
     if (x.m == 1024 && x.n == 2112 && x.k == 7168) {
-      EXPECT_EQ(c.config, plan::kConfig144);
+      EXPECT_EQ(c.config, plan::kConfig136);
       EXPECT_FALSE(c.split);
       ++wave144;
       continue;
@@ -1005,12 +1017,21 @@ TEST(GemmPlan, OneWaveOf144WideTiles) {
   // seeds): 1024 x 2112 x 7168 (8 x 15 = 120 tiles: 60 cluster tiles on 66 clusters) 45.8-46.2 us
   // against 48.7-49.3 us for the split 128 x 192 tiles chosen before (0.945x cuBLASLt against
   // 0.887x).
+  //
+  // With K >= 4096 (64 k-blocks) the rule takes 128 x 136 tiles first where they make one such
+  // wave: 1024 x 2112 (128 tiles, 64 cluster tiles on 66 clusters). Measured (H100, session 30,
+  // bench/results/h100-2026-11-27-s30-gemm-investigation.txt call 1, three seeds side by side):
+  // 1.8-2.1% faster than 144 at K = 7168, 1.7-2.3% at K = 4096, 1.7-2.7% slower at K = 1024.
   plan::GemmChoice c = plan::choose_plan(1024, 2112, 7168, 132, plan::PlanRequest{});
-  EXPECT_EQ(c.config, plan::kConfig144);
+  EXPECT_EQ(c.config, plan::kConfig136);
   EXPECT_EQ(c.cluster_m, 2);
   EXPECT_FALSE(c.split);
-  // Short K too (the wave model's choice there, 128 x 176, is one wave of 176 columns a worker).
+  EXPECT_EQ(plan::choose_plan(1024, 2112, 4096, 132, plan::PlanRequest{}).config, plan::kConfig136);
+  EXPECT_EQ(plan::choose_plan(1024, 2112, 4032, 132, plan::PlanRequest{}).config, plan::kConfig144);
+  // Short K: 144 (the wave model's choice there, 128 x 176, is one wave of 176 columns a worker).
   EXPECT_EQ(plan::choose_plan(1024, 2112, 1024, 132, plan::PlanRequest{}).config, plan::kConfig144);
+  // 1024 x 2200 x 7168: 17 tile columns of 136 (68 cluster tiles: more than a wave), 16 of 144.
+  EXPECT_EQ(plan::choose_plan(1024, 2200, 7168, 132, plan::PlanRequest{}).config, plan::kConfig144);
   // Not: a wave under 90% (512 x 2112 x 7168: 30 of 66 clusters; 1024 x 1856: 52), more than
   // one wave (2048 x 2112 x 7168, measured 1-2% slower than the split 128 x 192 tiles in the same
   // call), one tile row (128 x 2112), or a data-parallel choice of <= 144 columns a worker
@@ -1019,25 +1040,26 @@ TEST(GemmPlan, OneWaveOf144WideTiles) {
        {std::array<std::int64_t, 3>{512, 2112, 7168}, std::array<std::int64_t, 3>{1024, 1856, 7168},
         std::array<std::int64_t, 3>{2048, 2112, 7168}, std::array<std::int64_t, 3>{128, 2112, 7168},
         std::array<std::int64_t, 3>{2048, 1024, 4096}})
-    EXPECT_NE(plan::choose_plan(m, n, k, 132, plan::PlanRequest{}).config, plan::kConfig144)
-        << m << " x " << n << " x " << k;
+    for (const int config : {plan::kConfig144, plan::kConfig136})
+      EXPECT_NE(plan::choose_plan(m, n, k, 132, plan::PlanRequest{}).config, config)
+          << m << " x " << n << " x " << k;
   // Explicit choices, a row-major B and the ordinary path are left alone.
   plan::PlanRequest req;
   req.cluster_m = 1;
-  EXPECT_NE(plan::choose_plan(1024, 2112, 7168, 132, req).config, plan::kConfig144);
+  EXPECT_NE(plan::choose_plan(1024, 2112, 7168, 132, req).config, plan::kConfig136);
   req = plan::PlanRequest{};
   req.stream_k = 2;
   EXPECT_TRUE(plan::choose_plan(1024, 2112, 7168, 132, req).split);
   req = plan::PlanRequest{};
   req.k_major_b = false;
-  EXPECT_NE(plan::choose_plan(1024, 2112, 7168, 132, req).config, plan::kConfig144);
+  EXPECT_NE(plan::choose_plan(1024, 2112, 7168, 132, req).config, plan::kConfig136);
   req = plan::PlanRequest{};
   req.may_cluster = false;
-  EXPECT_NE(plan::choose_plan(1024, 2112, 7168, 132, req).config, plan::kConfig144);
+  EXPECT_NE(plan::choose_plan(1024, 2112, 7168, 132, req).config, plan::kConfig136);
   // Forced data-parallel (stream_k = 1) still takes it.
   req = plan::PlanRequest{};
   req.stream_k = 1;
-  EXPECT_EQ(plan::choose_plan(1024, 2112, 7168, 132, req).config, plan::kConfig144);
+  EXPECT_EQ(plan::choose_plan(1024, 2112, 7168, 132, req).config, plan::kConfig136);
 }
 
 TEST(GemmPlan, AFullLastWaveIsNotSplit) {
@@ -1215,6 +1237,8 @@ TEST(GemmPlan, ClustersOfFourTakeWidthsThatSplitBFourWays) {
   EXPECT_TRUE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[6], 4));  // 176
   EXPECT_TRUE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[5], 4));  // 240
   EXPECT_TRUE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[8], 4));  // 144
+  EXPECT_TRUE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[9], 2));  // 136
+  EXPECT_TRUE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[9], 4));
   EXPECT_TRUE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[3], 4));  // 3 atoms (MN-major)
   EXPECT_FALSE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[0], 3));
   EXPECT_FALSE(ops::gemm_config_supports_cluster(ops::kGemmConfigs[0], 8));
@@ -1662,7 +1686,7 @@ TEST(GemmArgs, RejectsBadTuning) {
   ops::GemmTuning t;
   t.config = ops::kNumGemmConfigs;
   EXPECT_EQ(error_of([&] { ops::gemm_tuned(g, nullptr, ops::Path::kTma, t); }),
-            "tma::ops::gemm: tuning.config = 9 is outside -1..8 (kGemmConfigs): use -1 to let "
+            "tma::ops::gemm: tuning.config = 10 is outside -1..9 (kGemmConfigs): use -1 to let "
             "gemm() choose");
   // A row-box width (224: not a multiple of the 64-column atoms) with a row-major B.
   t.config = 4;

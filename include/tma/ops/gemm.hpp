@@ -94,7 +94,7 @@ void gemm(const GemmArgs& args, cudaStream_t stream = nullptr, Path path = Path:
 // the M of wgmma) or take turns (ping-pong: each warpgroup a whole tile, alternate tiles, one
 // warpgroup's epilogue running under the other's k-loop).
 struct GemmConfig {
-  int block_n;  // wgmma N: 256, 240, 224, 192, 176, 144 or 128
+  int block_n;  // wgmma N: 256, 240, 224, 192, 176, 144, 136 or 128
   int stages;   // shared-memory ring depth (A 16 KiB + B block_n x 128 B per stage)
   // 8 KiB output staging buffers per consumer warpgroup: 2 or 4. Measured (H200, 2026-11-22,
   // bench/experiments/gemm_overhead): 128 x 256 with 3 stages and 4 buffers (no waits between its
@@ -163,6 +163,17 @@ inline constexpr GemmConfig kGemmConfigs[] = {
     // 607 cycles per k-block but the epilogue +450; in tma-bench's timing no faster
     // (docs/perf-log.md).
     {144, 5, 2, false},
+    // 128 x 136 (5 x 33 KiB): N = 2112 = 15.5 x 136 at M = 1024: 8 x 16 = 128 tiles, one wave of
+    // 132 SMs at 97% (the 144 tile's 120 leave 9% idle), each tile 0.94 of a 144 one. cuBLASLt's
+    // pick there (H100, session 29) is a 256 x 64 tile on 132 CTAs; the tile height is fixed at 128
+    // here, and 136 is the narrowest width that keeps the 1024 x 2112 wave to 132 tiles. B's
+    // shares in a 2-CTA cluster overlap (72-row boxes at rows 0 and 64) and D's last chunk is
+    // 8 columns wide. Measured (H100, session 30, side by side with config 8, three seeds):
+    // 1024 x 2112 x 7168 1.8-2.1% faster (k-loop 558 against 579 cycles per k-block), K = 4096
+    // 1.7-2.3% faster, K = 1024 1.7-2.7% slower (a longer epilogue: an odd tile's rows of D start
+    // 16 bytes into a 32-byte sector). The plan takes it from K = 4096 (gemm_config.hpp: the 144
+    // rule).
+    {136, 5, 2, false},
 };
 inline constexpr int kNumGemmConfigs = sizeof(kGemmConfigs) / sizeof(kGemmConfigs[0]);
 
@@ -176,13 +187,14 @@ constexpr bool gemm_config_needs_k_major_b(const GemmConfig& c) {
 // Whether configuration `c` runs in clusters of `cluster_m` CTAs (1, 2 or 4;
 // GemmTuning::cluster_m). The CTAs of a cluster share the B tile, each loading its share and
 // multicasting it to all: a K-major B as block_n / cluster_m rows rounded up to a 1024-byte swizzle
-// repeat (8 rows of 128 B; where that rounds up, as 144, 176 and 240 do in clusters of 4, the last
+// repeat (8 rows of 128 B; where that rounds up, as 144, 176 and 240 do in clusters of 4 and 136
+// in clusters of 2 and 4, the last
 // share is moved back to end at block_n and overlaps the one before: a few rows arrive twice); an
 // MN-major B's 64-column atoms are dealt out over the CTAs (a CTA may get none). Every
-// configuration runs in clusters of 1, 2 and 4 (block_n is a multiple of 16), whatever B's
-// major-ness.
+// configuration runs in clusters of 1, 2 and 4 (block_n is a multiple of 8: whole swizzle
+// repeats), whatever B's major-ness.
 constexpr bool gemm_config_supports_cluster(const GemmConfig& c, int cluster_m) {
-  return (cluster_m == 1 || cluster_m == 2 || cluster_m == 4) && c.block_n % 16 == 0;
+  return (cluster_m == 1 || cluster_m == 2 || cluster_m == 4) && c.block_n % 8 == 0;
 }
 
 // The form before session 28, when a K-major B's share had to divide block_n (so 144, 176 and 240

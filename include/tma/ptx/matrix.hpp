@@ -31,4 +31,25 @@ __device__ __forceinline__ void ldmatrix_x4(std::uint32_t addr, std::uint32_t& r
                : "memory");
 }
 
+// stmatrix.sync.aligned.m8n8.x2.shared.b16 [addr], {r0, r1};   PTX ISA 7.8, sm_90. The whole
+// warp, converged. Matrices 0 and 1 of stmatrix_x4 alone: lanes 0..15 give the row addresses
+// (the other lanes' addresses are not read). The GEMM epilogue's 8-column last block (a tile
+// 136 wide).
+__device__ __forceinline__ void stmatrix_x2(std::uint32_t addr, std::uint32_t r0,
+                                            std::uint32_t r1) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x2.shared.b16 [%0], {%1, %2};" ::"r"(addr), "r"(r0),
+               "r"(r1)
+               : "memory");
+}
+
+// ldmatrix.sync.aligned.m8n8.x2.shared.b16 {r0, r1}, [addr];   PTX ISA 6.5, sm_75. The whole
+// warp, converged. The inverse of stmatrix_x2.
+__device__ __forceinline__ void ldmatrix_x2(std::uint32_t addr, std::uint32_t& r0,
+                                            std::uint32_t& r1) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];"
+               : "=r"(r0), "=r"(r1)
+               : "r"(addr)
+               : "memory");
+}
+
 }  // namespace tma::ptx

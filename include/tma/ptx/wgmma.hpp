@@ -84,8 +84,9 @@ __device__ __forceinline__ void fence_operand(std::uint64_t& r) {
   "%104, %105, %106, %107, %108, %109, %110, %111, " \
   "%112, %113, %114, %115, %116, %117, %118, %119, " \
   "%120, %121, %122, %123, %124, %125, %126, %127"
-// Tile widths that fit a wave (include/tma/ops/gemm.hpp: kGemmConfigs): 72, 88, 112 and 120
+// Tile widths that fit a wave (include/tma/ops/gemm.hpp: kGemmConfigs): 68, 72, 88, 112 and 120
 // registers.
+#define TMA_WGMMA_R64_67 "%64, %65, %66, %67"
 #define TMA_WGMMA_R64_71 "%64, %65, %66, %67, %68, %69, %70, %71"
 #define TMA_WGMMA_R64_87                     \
   "%64, %65, %66, %67, %68, %69, %70, %71, " \
@@ -99,12 +100,14 @@ __device__ __forceinline__ void fence_operand(std::uint64_t& r) {
   "%104, %105, %106, %107, %108, %109, %110, %111, " \
   "%112, %113, %114, %115, %116, %117, %118, %119"
 #define TMA_WGMMA_D64 "{" TMA_WGMMA_R0_63 "}"
+#define TMA_WGMMA_D68 "{" TMA_WGMMA_R0_63 ", " TMA_WGMMA_R64_67 "}"
 #define TMA_WGMMA_D72 "{" TMA_WGMMA_R0_63 ", " TMA_WGMMA_R64_71 "}"
 #define TMA_WGMMA_D88 "{" TMA_WGMMA_R0_63 ", " TMA_WGMMA_R64_87 "}"
 #define TMA_WGMMA_D112 "{" TMA_WGMMA_R0_63 ", " TMA_WGMMA_R64_95 ", " TMA_WGMMA_R96_111 "}"
 #define TMA_WGMMA_D120 "{" TMA_WGMMA_R0_63 ", " TMA_WGMMA_R64_95 ", " TMA_WGMMA_R96_119 "}"
 #define TMA_WGMMA_D96 "{" TMA_WGMMA_R0_63 ", " TMA_WGMMA_R64_95 "}"
 #define TMA_WGMMA_D128 "{" TMA_WGMMA_R0_63 ", " TMA_WGMMA_R64_95 ", " TMA_WGMMA_R96_127 "}"
+#define TMA_WGMMA_OUT4(d, i) "+f"(d[(i) + 0]), "+f"(d[(i) + 1]), "+f"(d[(i) + 2]), "+f"(d[(i) + 3])
 #define TMA_WGMMA_OUT8(d, i)                                                                \
   "+f"(d[(i) + 0]), "+f"(d[(i) + 1]), "+f"(d[(i) + 2]), "+f"(d[(i) + 3]), "+f"(d[(i) + 4]), \
       "+f"(d[(i) + 5]), "+f"(d[(i) + 6]), "+f"(d[(i) + 7])
@@ -205,7 +208,7 @@ __device__ __forceinline__ void wgmma_m64n128k16_f32(float (&d)[64], std::uint64
   }
 }
 
-// wgmma.mma_async.sync.aligned.m64n{240,224,176,144}k16.f32.{bf16,f16}.{bf16,f16}
+// wgmma.mma_async.sync.aligned.m64n{240,224,176,144,136}k16.f32.{bf16,f16}.{bf16,f16}
 //     {d0..d(N/2-1)}, descA, descB, scale-d, 1, 1, tnspA, tnspB;   PTX ISA 8.0, sm_90a.
 // As above with B 16 x N and D 64 x N (N / 2 registers per thread): the tile widths that fit a
 // wave of 132 SMs on the LLM shapes (ops/gemm.hpp: kGemmConfigs).
@@ -220,5 +223,7 @@ TMA_WGMMA_DEFINE_F32(176, TMA_WGMMA_D88, "88", "89", "90", "91", "92", TMA_WGMMA
                      TMA_WGMMA_OUT8(d, 64), TMA_WGMMA_OUT8(d, 72), TMA_WGMMA_OUT8(d, 80))
 TMA_WGMMA_DEFINE_F32(144, TMA_WGMMA_D72, "72", "73", "74", "75", "76", TMA_WGMMA_OUT64(d, 0),
                      TMA_WGMMA_OUT8(d, 64))
+TMA_WGMMA_DEFINE_F32(136, TMA_WGMMA_D68, "68", "69", "70", "71", "72", TMA_WGMMA_OUT64(d, 0),
+                     TMA_WGMMA_OUT4(d, 64))
 
 }  // namespace tma::ptx
