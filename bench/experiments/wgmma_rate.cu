@@ -46,8 +46,8 @@ __global__ void __launch_bounds__(384, 1)
   extern __shared__ __align__(1024) unsigned char smem[];
   __shared__ tma::Barrier copy_bar[kCopyDepth];
   __shared__ volatile int done;
-  // A: kHalves atoms (64 rows each), B: kN / 64 atoms; random bf16 from `fill`.
-  constexpr int kBytes = (kHalves + kHalves * kN / 64) * kAtomBytes;
+  // A: kHalves atoms (64 rows each), B: kN / 64 atoms (rounded up); random bf16 from `fill`.
+  constexpr int kBytes = (kHalves + kHalves * ((kN + 63) / 64)) * kAtomBytes;
   for (int i = static_cast<int>(threadIdx.x); i < kBytes / 2; i += static_cast<int>(blockDim.x))
     reinterpret_cast<unsigned short*>(smem)[i] = fill[i];
   if (threadIdx.x == 0) {
@@ -136,7 +136,7 @@ template <int kN, int kHalves, bool kSplitB = false>
 void run(const char* name, int warpgroups, int k_blocks, int sms, const unsigned short* fill,
          long long* cycles, float* sink, const unsigned char* copy_src = nullptr,
          long long* copied = nullptr, int copy_ctas = 0) {
-  constexpr int kSmem = (kHalves + kHalves * kN / 64) * kAtomBytes;
+  constexpr int kSmem = (kHalves + kHalves * ((kN + 63) / 64)) * kAtomBytes;
   auto kernel = rate_kernel<kN, kHalves, kSplitB>;
   // Ask for more shared memory than the kernel uses: one CTA per SM.
   const int smem = 200 * 1024;
@@ -184,7 +184,7 @@ void run(const char* name, int warpgroups, int k_blocks, int sms, const unsigned
 }
 
 // The instruction shapes measured, by index.
-constexpr int kVariants = 5;
+constexpr int kVariants = 8;
 void run_variant(int v, int warpgroups, int k_blocks, int sms, const unsigned short* fill,
                  long long* cycles, float* sink) {
   switch (v) {
@@ -196,9 +196,19 @@ void run_variant(int v, int warpgroups, int k_blocks, int sms, const unsigned sh
       return run<128, 1>("m64n128k16 x1", warpgroups, k_blocks, sms, fill, cycles, sink);
     case 3:
       return run<128, 2>("m64n128k16 x2 A halves", warpgroups, k_blocks, sms, fill, cycles, sink);
-    default:
+    case 4:
       return run<128, 2, true>("m64n128k16 x2 B halves", warpgroups, k_blocks, sms, fill, cycles,
                                sink);
+    // Session 30: the per-warpgroup shapes of the 128 x 136 and 128 x 144 tiles, and of a
+    // 256 x 64 tile (cuBLASLt's pick at 1024 x 2112 x 7168): with 128 rows per warpgroup, two
+    // m64n64k16 sharing B (variant 7); with the operands swapped (D^T = B^T A^T), one m64n128k16
+    // per warpgroup (variant 2).
+    case 5:
+      return run<136, 1>("m64n136k16 x1", warpgroups, k_blocks, sms, fill, cycles, sink);
+    case 6:
+      return run<144, 1>("m64n144k16 x1", warpgroups, k_blocks, sms, fill, cycles, sink);
+    default:
+      return run<64, 2>("m64n64k16 x2 A halves", warpgroups, k_blocks, sms, fill, cycles, sink);
   }
 }
 

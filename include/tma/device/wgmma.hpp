@@ -57,7 +57,7 @@ __device__ __forceinline__ void warpgroup_fence_accumulators(float (&acc)[kRegs]
 // One wgmma.mma_async m64nNk16 with f32 accumulators and 16-bit inputs (kF16: fp16, else bf16),
 // both operands in shared memory:  acc (64 x N) = A (64 x 16) x B (16 x N) [+ acc].
 // `accumulate` false overwrites acc (the first K step of a tile: no zeroing needed).
-//   wgmma.mma_async.sync.aligned.m64n{256,240,224,192,176,144,136,128}k16.f32.{bf16,f16}.{bf16,f16}
+//   wgmma.mma_async.sync.aligned.m64n{256,240,224,192,176,144,136,128,64}k16.f32.{bf16,f16}.{bf16,f16}
 //   (ptx/wgmma.hpp)
 template <int N, bool kF16, MatrixMajor kMajorA, MatrixMajor kMajorB>
 __device__ __forceinline__ void wgmma(float (&acc)[N / 2], std::uint64_t desc_a,
@@ -78,9 +78,12 @@ __device__ __forceinline__ void wgmma(float (&acc)[N / 2], std::uint64_t desc_a,
     ptx::wgmma_m64n136k16_f32<kF16, kTransA, kTransB>(acc, desc_a, desc_b, scale_d);
   } else if constexpr (N == 192) {
     ptx::wgmma_m64n192k16_f32<kF16, kTransA, kTransB>(acc, desc_a, desc_b, scale_d);
+  } else if constexpr (N == 64) {
+    ptx::wgmma_m64n64k16_f32<kF16, kTransA, kTransB>(acc, desc_a, desc_b, scale_d);
   } else {
-    static_assert(N == 128,
-                  "tmakit wraps wgmma m64nNk16 for N = 256, 240, 224, 192, 176, 144, 136 and 128");
+    static_assert(
+        N == 128,
+        "tmakit wraps wgmma m64nNk16 for N = 256, 240, 224, 192, 176, 144, 136, 128 and 64");
     ptx::wgmma_m64n128k16_f32<kF16, kTransA, kTransB>(acc, desc_a, desc_b, scale_d);
   }
 }

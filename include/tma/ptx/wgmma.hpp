@@ -65,6 +65,11 @@ __device__ __forceinline__ void fence_operand(std::uint64_t& r) {
 
 // The accumulator vector operands {%0, .., %(n-1)} of an mma_async with n f32 accumulators per
 // thread (n = N / 2 for m64nNk16), and the matching "+f" operand lists.
+#define TMA_WGMMA_R0_31                      \
+  "%0, %1, %2, %3, %4, %5, %6, %7, "         \
+  "%8, %9, %10, %11, %12, %13, %14, %15, "   \
+  "%16, %17, %18, %19, %20, %21, %22, %23, " \
+  "%24, %25, %26, %27, %28, %29, %30, %31"
 #define TMA_WGMMA_R0_63                      \
   "%0, %1, %2, %3, %4, %5, %6, %7, "         \
   "%8, %9, %10, %11, %12, %13, %14, %15, "   \
@@ -99,6 +104,7 @@ __device__ __forceinline__ void fence_operand(std::uint64_t& r) {
   "%96, %97, %98, %99, %100, %101, %102, %103, "     \
   "%104, %105, %106, %107, %108, %109, %110, %111, " \
   "%112, %113, %114, %115, %116, %117, %118, %119"
+#define TMA_WGMMA_D32 "{" TMA_WGMMA_R0_31 "}"
 #define TMA_WGMMA_D64 "{" TMA_WGMMA_R0_63 "}"
 #define TMA_WGMMA_D68 "{" TMA_WGMMA_R0_63 ", " TMA_WGMMA_R64_67 "}"
 #define TMA_WGMMA_D72 "{" TMA_WGMMA_R0_63 ", " TMA_WGMMA_R64_71 "}"
@@ -225,5 +231,12 @@ TMA_WGMMA_DEFINE_F32(144, TMA_WGMMA_D72, "72", "73", "74", "75", "76", TMA_WGMMA
                      TMA_WGMMA_OUT8(d, 64))
 TMA_WGMMA_DEFINE_F32(136, TMA_WGMMA_D68, "68", "69", "70", "71", "72", TMA_WGMMA_OUT64(d, 0),
                      TMA_WGMMA_OUT4(d, 64))
+
+// wgmma.mma_async.sync.aligned.m64n64k16.f32.{bf16,f16}.{bf16,f16}
+//     {d0..d31}, descA, descB, scale-d, 1, 1, tnspA, tnspB;    PTX ISA 8.0, sm_90a.
+// As above with B 16 x 64 and D 64 x 64 (32 registers per thread): the narrow side of a 256 x 64
+// tile (bench/experiments/wgmma_rate measures its rate; no GEMM configuration uses it).
+TMA_WGMMA_DEFINE_F32(64, TMA_WGMMA_D32, "32", "33", "34", "35", "36", TMA_WGMMA_OUT8(d, 0),
+                     TMA_WGMMA_OUT8(d, 8), TMA_WGMMA_OUT8(d, 16), TMA_WGMMA_OUT8(d, 24))
 
 }  // namespace tma::ptx
