@@ -188,11 +188,10 @@ constexpr bool gemm_config_needs_k_major_b(const GemmConfig& c) {
 // GemmTuning::cluster_m). The CTAs of a cluster share the B tile, each loading its share and
 // multicasting it to all: a K-major B as block_n / cluster_m rows rounded up to a 1024-byte swizzle
 // repeat (8 rows of 128 B; where that rounds up, as 144, 176 and 240 do in clusters of 4 and 136
-// in clusters of 2 and 4, the last
-// share is moved back to end at block_n and overlaps the one before: a few rows arrive twice); an
-// MN-major B's 64-column atoms are dealt out over the CTAs (a CTA may get none). Every
-// configuration runs in clusters of 1, 2 and 4 (block_n is a multiple of 8: whole swizzle
-// repeats), whatever B's major-ness.
+// in clusters of 2 and 4, the last share is moved back to end at block_n and overlaps the one
+// before: a few rows arrive twice); an MN-major B's 64-column atoms are dealt out over the CTAs (a
+// CTA may get none). Every configuration runs in clusters of 1, 2 and 4 (block_n is a multiple of
+// 8: whole swizzle repeats), whatever B's major-ness.
 constexpr bool gemm_config_supports_cluster(const GemmConfig& c, int cluster_m) {
   return (cluster_m == 1 || cluster_m == 2 || cluster_m == 4) && c.block_n % 8 == 0;
 }
