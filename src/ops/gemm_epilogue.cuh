@@ -249,7 +249,12 @@ __device__ __forceinline__ void copy_out_chunk(const unsigned char* buf, const P
 // != 1; the caller passes false only for alpha == 1 (exactly), which leaves out one FMUL per
 // output value (128 per thread per 64 x 256 part, about half the issue slots of the chunk
 // writes; docs/perf-log.md, GEMM v1.6).
-template <class Out, int kBlockN, int kBuffers, bool kTma, bool kWithC, bool kScale = true>
+//
+// kHeadFirst (a tile of 16-bit outputs whose rows of D start 16 bytes into a 32-byte sector, an odd
+// tile of 128 x 136: gemm_kernel.cuh, store_tile_as): the narrower chunk goes first, so that the
+// whole chunks after it start on a sector.
+template <class Out, int kBlockN, int kBuffers, bool kTma, bool kWithC, bool kScale = true,
+          bool kHeadFirst = false>
 __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const Params& p,
                                          EpilogueTile tile, unsigned char* buffers,
                                          Barrier (&c_bar)[kBuffers], const EpilogueMaps& maps,
@@ -274,12 +279,18 @@ __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const 
   constexpr bool with_c = kWithC;
   const std::uint32_t barrier = kEpilogueBarrier + static_cast<std::uint32_t>(wgc);
   auto next = [](std::uint32_t b) { return (b + 1) % static_cast<std::uint32_t>(kBuffers); };
+  static_assert(!kHeadFirst || kTail > 0, "a head-first tile has a narrower chunk");
+  // Head-first: chunk q's first 8-column group of the tile (the narrower chunk is chunk 0). The
+  // expressions below keep their earlier form for the other tiles (kHeadFirst false), whose SASS
+  // is unchanged.
+  constexpr auto hf_group = [](int q) { return q == 0 ? 0 : kTail / 8 + (q - 1) * kGroups; };
 
   // Leader only, with `buffer` free (its last store has read it).
   auto load_c_chunk = [&](int q, std::uint32_t buffer) {
-    c_bar[buffer].arrive_expect_tx(q < kFull ? ChunkBox::kBytes : kTailBytes);
-    const std::int32_t c[2] = {tile.col0 + q * kCols, tile.row0};
-    load(buffers + buffer * kEpiBufferBytes, q < kFull ? maps.c : maps.c_tail, c_bar[buffer], c);
+    const bool whole = kHeadFirst ? q != 0 : q < kFull;
+    c_bar[buffer].arrive_expect_tx(whole ? ChunkBox::kBytes : kTailBytes);
+    const std::int32_t c[2] = {tile.col0 + (kHeadFirst ? 8 * hf_group(q) : q * kCols), tile.row0};
+    load(buffers + buffer * kEpiBufferBytes, whole ? maps.c : maps.c_tail, c_bar[buffer], c);
   };
   if constexpr (kTma) {
     if (with_c && leader) {
@@ -291,8 +302,11 @@ __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const 
 #pragma unroll
   for (int q = 0; q < kChunks; ++q) {
     unsigned char* buf = buffers + es.buffer * kEpiBufferBytes;
-    const int col0 = tile.col0 + q * kCols;
-    const int groups = q < kFull ? kGroups : kTail / 8;  // this chunk's 8-column groups
+    const int col0 = tile.col0 + (kHeadFirst ? 8 * hf_group(q) : q * kCols);
+    const bool whole = kHeadFirst ? q != 0 : q < kFull;
+    const int groups = whole ? kGroups : kTail / 8;  // this chunk's 8-column groups
+    // The chunk's first accumulator register (4 per 8-column group).
+    const int reg0 = kHeadFirst ? 4 * hf_group(q) : 4 * q * kGroups;
     if constexpr (with_c) {
       if constexpr (kTma) {
         c_bar[es.buffer].wait((es.c_parity >> es.buffer) & 1u);
@@ -319,7 +333,8 @@ __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const 
         std::uint32_t v[4];
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
-          const int reg = 4 * q * kGroups + stmatrix_register(b, j);
+          const int reg = kHeadFirst ? reg0 + stmatrix_register(b, j)
+                                     : 4 * q * kGroups + stmatrix_register(b, j);
           float v0 = kScale ? p.alpha * acc[reg] : acc[reg];
           float v1 = kScale ? p.alpha * acc[reg + 1] : acc[reg + 1];
           if constexpr (with_c) {
@@ -341,7 +356,8 @@ __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const 
         std::uint32_t v[2];
 #pragma unroll
         for (int j = 0; j < 2; ++j) {
-          const int reg = 4 * q * kGroups + stmatrix_register(b, j);
+          const int reg = kHeadFirst ? reg0 + stmatrix_register(b, j)
+                                     : 4 * q * kGroups + stmatrix_register(b, j);
           float v0 = kScale ? p.alpha * acc[reg] : acc[reg];
           float v1 = kScale ? p.alpha * acc[reg + 1] : acc[reg + 1];
           if constexpr (with_c) {
@@ -358,9 +374,10 @@ __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const 
       for (int g = 0; g < groups; ++g) {
 #pragma unroll
         for (int i = 0; i < 2; ++i) {
-          const int reg = 4 * (q * kGroups + g) + 2 * i;  // and reg + 1, the next column
+          // reg and reg + 1 (the next column); col: the column within the chunk.
+          const int reg = kHeadFirst ? reg0 + 4 * g + 2 * i : 4 * (q * kGroups + g) + 2 * i;
           const FragmentCoord at_d = accumulator_coord(t, reg);
-          const int row = at_d.row, col = at_d.col - q * kCols;  // column within the chunk
+          const int row = at_d.row, col = at_d.col - (kHeadFirst ? 8 * hf_group(q) : q * kCols);
           unsigned char* at =
               buf +
               swizzle_offset(Swizzle::k128B, static_cast<std::uint32_t>(
@@ -383,7 +400,7 @@ __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const 
       if (q == 0) trace(p, 1 + wgc, es.unit, 8);
       if (leader) {
         const std::int32_t c[2] = {col0, tile.row0};
-        store(q < kFull ? maps.d : maps.d_tail, buf, c);
+        store(whole ? maps.d : maps.d_tail, buf, c);
         commit_group();
         if (q == 0) trace(p, 1 + wgc, es.unit, 9);
         if (with_c && q + 1 < kChunks) {

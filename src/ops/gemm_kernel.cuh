@@ -528,6 +528,26 @@ __device__ __forceinline__ void store_tile_as(
     const float (&acc)[Cfg::kAccumulators], const Params& p, EpilogueTile tile, unsigned char* epi,
     Barrier (&c_bar)[Cfg::kEpiBuffers], const EpilogueMaps& maps, int wgc, EpilogueState& es) {
   constexpr int kN = Cfg::kBlockN, kBuf = Cfg::kEpiBuffers;
+  // A tile of 16-bit outputs whose rows of D start 16 bytes into a 32-byte sector (an odd 128 x
+  // 136 tile: 272 B per tile) stores its 8-column chunk first, so that its whole chunks start on
+  // a sector. Measured (H100, session 30, call 10): at 1024 x 2112 x 7168 the last k-block's end
+  // to the stores' reads done 829 -> 527 cycles (K = 1024: 1104 -> 669), eight alternating rounds
+  // 1.0% (K = 7168) and 1.3% (K = 4096) faster.
+  constexpr bool kMayHeadFirst =
+      kTma && sizeof(Out) == 2 && kN * 2 % 32 == 16 && tail_columns(kN, 2) * 2 % 32 == 16;
+  if constexpr (kMayHeadFirst) {
+    if (tile.col0 * 2 % 32 != 0) {
+      if constexpr (!kWithC) {
+        if (p.alpha == 1.0f) {
+          epilogue<Out, kN, kBuf, kTma, false, false, true>(acc, p, tile, epi, c_bar, maps, wgc,
+                                                            es);
+          return;
+        }
+      }
+      epilogue<Out, kN, kBuf, kTma, kWithC, true, true>(acc, p, tile, epi, c_bar, maps, wgc, es);
+      return;
+    }
+  }
   if constexpr (!kWithC) {
     if (p.alpha == 1.0f) {
       epilogue<Out, kN, kBuf, kTma, false, false>(acc, p, tile, epi, c_bar, maps, wgc, es);
