@@ -348,7 +348,9 @@ __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const 
       }
       if (groups % 2 != 0) {
         // A last 8-column group (the tail of a 136-wide tile): matrices 0 and 1 of block
-        // groups / 2, lanes 0..15 addressing them.
+        // groups / 2, lanes 0..15 addressing them. (The pair computation is written out as in
+        // the loop above on purpose: folded into one lambda for both, config 7's 240-register
+        // ping-pong kernels spilled 16 bytes, session 30.)
         const int b = groups / 2;
         const std::uint32_t at = base + stmatrix_row_offset(t, b);
         std::uint32_t c[2] = {0, 0};
