@@ -19,6 +19,9 @@
 //              buffer (its dirty lines are written back as the GEMM's operands come in); 2: by
 //              reading one (clean lines, as after tma-bench's rotation of read-mostly buffers)]
 //              [pdl=1: launched with programmatic dependent launch (GemmTuning::pdl); 0: without]
+//              [evict=0; 1: before each run, after the flush, two small products on the ordinary
+//              path (other kernels, ~100 KiB of code each) replace the SMs' instruction caches,
+//              as the peers' kernels between two of ours do in tma-bench]
 //   (max_ctas: GemmTuning::max_ctas, e.g. to see whether a k-loop speeds up with fewer SMs loading)
 #include <cuda_runtime.h>
 
@@ -76,11 +79,13 @@ int main(int argc, char** argv) {
   const int cold = argc > 8 ? std::atoi(argv[8]) : 0;
   // pdl = 0: launched without programmatic dependent launch (GemmTuning::pdl = false).
   const int pdl = argc > 9 ? std::atoi(argv[9]) : 1;
+  const int evict = argc > 10 ? std::atoi(argv[10]) : 0;
   if (config < 0 || config >= tma::ops::kNumGemmConfigs || k < 1 || m < 1 || n < 1 ||
-      (cluster != 1 && cluster != 2 && cluster != 4) || max_ctas < 0 || cold < 0 || cold > 2) {
+      (cluster != 1 && cluster != 2 && cluster != 4) || max_ctas < 0 || cold < 0 || cold > 2 ||
+      evict < 0 || evict > 1) {
     std::fprintf(stderr,
                  "usage: gemm_trace [config 0..%d] [k] [m] [n] [stream_k 0..2] [cluster 1|2|4] "
-                 "[max_ctas >= 0] [cold 0|1|2] [pdl 1|0]\n",
+                 "[max_ctas >= 0] [cold 0|1|2] [pdl 1|0] [evict 0|1]\n",
                  tma::ops::kNumGemmConfigs - 1);
     return 2;
   }
@@ -114,6 +119,16 @@ int main(int argc, char** argv) {
     if (cold == 2) {
       read_all<<<1056, 256>>>(static_cast<const uint4*>(flush), flush_bytes / sizeof(uint4), sink);
       experiment::check(cudaGetLastError(), "flush L2 (read)");
+    }
+    if (evict != 0) {
+      // 256 x 256 x 256 on the operands' first rows (correct or not, D is overwritten below).
+      const tma::ops::GemmArgs small = experiment::rc_args(ops, 256, 256, 256);
+      for (const int c : {0, 1}) {
+        tma::ops::GemmTuning o;
+        o.config = c;
+        tma::ops::gemm_tuned(small, nullptr, tma::ops::Path::kOrdinary, o);
+      }
+      experiment::check(cudaGetLastError(), "evict (ordinary path)");
     }
     // Cleared before every run: the exit stamps are maxima (atomicMax) of per-SM clocks.
     experiment::check(cudaMemset(trace, 0, slots * sizeof(unsigned long long)), "memset trace");
