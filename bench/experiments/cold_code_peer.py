@@ -6,7 +6,9 @@ does (bench/experiments/gemm_trace's evict = 1)? For each shape, alternating, me
          same kernel; the timed operands stay cold), then the timed torch.mm
   evict: flush L2, two other GEMMs (fp32 256^3 and fp16 384 x 384 x 4096: other kernels), then
          the timed torch.mm
-Times the bf16 torch.mm (A row-major, B as nn.Linear stores it) with CUDA events around it alone.
+Times the bf16 torch.mm (A row-major, B as nn.Linear stores it) with CUDA events around it alone;
+each round is queued behind torch.cuda._sleep, so that the host's enqueueing is not timed (the
+unqueued first version's readings, session 31 calls 6-7, mixed it in).
     python3 bench/experiments/cold_code_peer.py [reps=30]
 """
 import sys
@@ -36,6 +38,7 @@ def main():
         times = {'warm': [], 'evict': []}
         for r in range(2 * reps + 4):
             mode = 'warm' if r % 2 == 0 else 'evict'
+            torch.cuda._sleep(1_000_000)  # ~0.5 ms of GPU time: the host queues the rest meanwhile
             if mode == 'warm':
                 torch.mm(a2, b2, out=d2)
                 flush.sum()

@@ -21,8 +21,14 @@
 //              [pdl=1: launched with programmatic dependent launch (GemmTuning::pdl); 0: without]
 //              [evict=0; 1: before each run, after the flush, two small products on the ordinary
 //              path (other kernels, ~100 KiB of code each) replace the SMs' instruction caches,
-//              as the peers' kernels between two of ours do in tma-bench]
+//              as the peers' kernels between two of ours do in tma-bench; evict given (0 or 1),
+//              each run is queued behind a ~0.5 ms spin kernel, so the host's enqueueing is not
+//              timed]
+//              [peer=0; 1: time cuBLAS's product of the same shape (cublasGemmEx, bf16, fp32
+//              compute, the same operands and layout) instead of ours, with the same flush and
+//              evict steps, so that both pay the same cold start; only the events are printed]
 //   (max_ctas: GemmTuning::max_ctas, e.g. to see whether a k-loop speeds up with fewer SMs loading)
+#include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -46,6 +52,14 @@ __global__ void read_all(const uint4* p, std::size_t n, unsigned* sink) {
     acc += v.x ^ v.y ^ v.z ^ v.w;
   }
   if (acc == 0x9E3779B9u) *sink = acc;
+}
+
+// evict given: one thread spins for `cycles` first, so that the GPU, not the host's
+// enqueueing (the ordinary-path products' and our launch's host work), paces what follows.
+__global__ void spin(long long cycles) {
+  const long long t0 = clock64();
+  while (clock64() - t0 < cycles) {
+  }
 }
 
 namespace tma::ops::detail::gemm {
@@ -80,12 +94,14 @@ int main(int argc, char** argv) {
   // pdl = 0: launched without programmatic dependent launch (GemmTuning::pdl = false).
   const int pdl = argc > 9 ? std::atoi(argv[9]) : 1;
   const int evict = argc > 10 ? std::atoi(argv[10]) : 0;
+  const bool queued = argc > 10;  // evict given (0 or 1): every run behind the spin kernel
+  const int peer = argc > 11 ? std::atoi(argv[11]) : 0;
   if (config < 0 || config >= tma::ops::kNumGemmConfigs || k < 1 || m < 1 || n < 1 ||
       (cluster != 1 && cluster != 2 && cluster != 4) || max_ctas < 0 || cold < 0 || cold > 2 ||
-      evict < 0 || evict > 1) {
+      evict < 0 || evict > 1 || peer < 0 || peer > 1) {
     std::fprintf(stderr,
                  "usage: gemm_trace [config 0..%d] [k] [m] [n] [stream_k 0..2] [cluster 1|2|4] "
-                 "[max_ctas >= 0] [cold 0|1|2] [pdl 1|0] [evict 0|1]\n",
+                 "[max_ctas >= 0] [cold 0|1|2] [pdl 1|0] [evict 0|1] [peer 0|1]\n",
                  tma::ops::kNumGemmConfigs - 1);
     return 2;
   }
@@ -112,9 +128,32 @@ int main(int argc, char** argv) {
   const std::size_t flush_bytes = 3 * static_cast<std::size_t>(l2_bytes);
   if (cold != 0) experiment::check(cudaMalloc(&flush, flush_bytes), "malloc flush");
   if (cold == 2) experiment::check(cudaMemset(flush, 1, flush_bytes), "fill flush buffer");
+  cublasHandle_t blas = nullptr;
+  if (peer != 0 && cublasCreate(&blas) != CUBLAS_STATUS_SUCCESS) {
+    std::fprintf(stderr, "gemm_trace: cublasCreate failed\n");
+    return 1;
+  }
+  // D (m x n row-major) = A (m x k row-major) B (B stored n x k): in cuBLAS's column-major terms
+  // D^T (n x m) = B^T (n x k, the buffer as k x n with ld k, transposed) A^T (k x m, ld k).
+  const auto run_peer = [&] {
+    const float one = 1.0f, zero = 0.0f;
+    if (cublasGemmEx(blas, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m),
+                     static_cast<int>(k), &one, ops.b, CUDA_R_16BF, static_cast<int>(k), ops.a,
+                     CUDA_R_16BF, static_cast<int>(k), &zero, ops.d, CUDA_R_16BF,
+                     static_cast<int>(n), CUBLAS_COMPUTE_32F,
+                     CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS) {
+      std::fprintf(stderr, "gemm_trace: cublasGemmEx failed\n");
+      std::exit(1);
+    }
+  };
+  if (peer != 0) run_peer();  // its first call (handle setup, kernel load) outside the runs
   unsigned* sink = nullptr;
   experiment::check(cudaMalloc(&sink, sizeof(unsigned)), "malloc sink");
   for (int r = 0; r < 5; ++r) {  // the last run's stamps are kept
+    if (queued) {
+      spin<<<1, 1>>>(1000000);  // ~0.5 ms: the host queues the rest meanwhile
+      experiment::check(cudaGetLastError(), "spin");
+    }
     if (cold == 1) experiment::check(cudaMemset(flush, r + 1, flush_bytes), "flush L2");
     if (cold == 2) {
       read_all<<<1056, 256>>>(static_cast<const uint4*>(flush), flush_bytes / sizeof(uint4), sink);
@@ -133,12 +172,24 @@ int main(int argc, char** argv) {
     // Cleared before every run: the exit stamps are maxima (atomicMax) of per-SM clocks.
     experiment::check(cudaMemset(trace, 0, slots * sizeof(unsigned long long)), "memset trace");
     experiment::check(cudaEventRecord(e0), "record");
-    tma::ops::gemm_tuned(g, nullptr, tma::ops::Path::kTma, t, &plan);
+    if (peer != 0) {
+      run_peer();
+    } else {
+      tma::ops::gemm_tuned(g, nullptr, tma::ops::Path::kTma, t, &plan);
+    }
     experiment::check(cudaEventRecord(e1), "record");
     experiment::check(cudaEventSynchronize(e1), "sync");
     experiment::check(cudaGetLastError(), "gemm");
   }
   experiment::check(cudaEventElapsedTime(&ms, e0, e1), "elapsed");
+  if (peer != 0) {
+    std::printf(
+        "gemm_trace: %lld x %lld x %lld, cuBLAS (cublasGemmEx) %s: events around the "
+        "launch %.2f us\n",
+        static_cast<long long>(m), static_cast<long long>(n), static_cast<long long>(k),
+        evict != 0 ? "after two ordinary-path products" : "after the flush only", ms * 1000.0);
+    return 0;
+  }
   std::vector<unsigned long long> h(slots);
   experiment::check(
       cudaMemcpy(h.data(), trace, slots * sizeof(unsigned long long), cudaMemcpyDeviceToHost),
