@@ -27,6 +27,7 @@
 
 #include "gemm_edge.cuh"
 #include "gemm_kernel.cuh"
+#include "gemm_kernels.hpp"
 #include "plan.hpp"
 #include "tma/host/tensor_map.hpp"
 #include "tma/ops/gemm.hpp"
@@ -257,52 +258,6 @@ TensorMapSpec output_spec(DataType dt, const void* p, std::int64_t m, std::int64
   return s;
 }
 
-// Every kernel instance has this signature (the maps are __grid_constant__ by value).
-using KernelFn = void (*)(TensorMap, TensorMap, TensorMap, TensorMap, TensorMap, TensorMap, Params);
-
-// f(std::integral_constant<int, config>{}) for a run-time config in 0 .. kNumGemmConfigs - 1 (a
-// value-initialized result outside it; check_args rejects such a config first): one instance per
-// configuration of kGemmConfigs, none listed by hand.
-template <class F, int... kC>
-auto with_config(int config, F&& f, std::integer_sequence<int, kC...>) {
-  decltype(f(std::integral_constant<int, 0>{})) r{};
-  (void)((config == kC ? (r = f(std::integral_constant<int, kC>{}), true) : false) || ...);
-  return r;
-}
-template <class F>
-auto with_config(int config, F&& f) {
-  return with_config(config, f, std::make_integer_sequence<int, kNumGemmConfigs>{});
-}
-
-// Run-time choices -> one of the compiled kernels.
-template <bool kTma>
-KernelFn kernel_for(int config, bool f16, MatrixMajor a, MatrixMajor b) {
-  const auto with_majors = [&](auto cfg, auto is_f16) -> KernelFn {
-    constexpr int kC = decltype(cfg)::value;
-    constexpr bool kF = decltype(is_f16)::value;
-    constexpr MatrixMajor K = MatrixMajor::kK, MN = MatrixMajor::kMN;
-    // A TMA-only configuration has no ordinary-path kernel (check_args and the plan keep it
-    // away).
-    if constexpr (!kTma && ::tma::ops::gemm_config_tma_only(kGemmConfigs[kC])) {
-      return nullptr;
-    } else {
-      if (a == K && b == K) return gemm_kernel<kC, kF, K, K, kTma>;
-      if (a == MN && b == K) return gemm_kernel<kC, kF, MN, K, kTma>;
-      // A row-box configuration has no MN-major B kernel (check_args and the plan keep it away).
-      if constexpr (Config<kC>::kRowBoxB) {
-        return nullptr;
-      } else {
-        if (a == K) return gemm_kernel<kC, kF, K, MN, kTma>;
-        return gemm_kernel<kC, kF, MN, MN, kTma>;
-      }
-    }
-  };
-  const auto with_type = [&](auto cfg) {
-    return f16 ? with_majors(cfg, std::true_type{}) : with_majors(cfg, std::false_type{});
-  };
-  return with_config(config, with_type);
-}
-
 std::uint32_t smem_bytes_for(int config) {
   return with_config(config, [](auto cfg) { return Config<decltype(cfg)::value>::kSmemBytes; });
 }
@@ -388,6 +343,7 @@ struct Resolved {
   int cluster_m;
   std::int64_t n_main;  // D's columns the main kernel computes (0: none, only the edge kernel)
   KernelFn kernel;      // null when n_main == 0
+  bool plain;           // kernel is a plain one (gemm_kernel.cuh: kPlain)
   int workers;          // persistent clusters
   std::uint64_t workspace_bytes;  // 0 unless the schedule splits
 };
@@ -484,8 +440,17 @@ Resolved resolve(const GemmArgs& g, Path path, const GemmTuning& tuning) {
       g.a_layout == MatrixLayout::kRowMajor ? MatrixMajor::kK : MatrixMajor::kMN;
   const MatrixMajor b_major =
       g.b_layout == MatrixLayout::kColMajor ? MatrixMajor::kK : MatrixMajor::kMN;
-  r.kernel = path == Path::kTma ? kernel_for<true>(r.config, f16, a_major, b_major)
-                                : kernel_for<false>(r.config, f16, a_major, b_major);
+  // The plain kernels (gemm_kernel.cuh: kPlain) for D = A B in the inputs' type, the kernels with
+  // every epilogue for anything else.
+  r.plain = g.d_dtype == g.a_dtype && g.alpha == 1.0f && g.beta == 0.0f;
+  const bool plain = r.plain;
+  if (path == Path::kTma) {
+    r.kernel = plain ? kernel_for<true, true>(r.config, f16, a_major, b_major)
+                     : kernel_for<true, false>(r.config, f16, a_major, b_major);
+  } else {
+    r.kernel = plain ? kernel_for<false, true>(r.config, f16, a_major, b_major)
+                     : kernel_for<false, false>(r.config, f16, a_major, b_major);
+  }
   if (r.kernel == nullptr)  // unreachable: check_args and choose_plan keep these apart
     throw Error(cat("tma::ops::gemm: internal error: configuration ", r.config,
                     " has no kernel for a row-major B"),
@@ -707,7 +672,8 @@ void gemm_tuned(const GemmArgs& g, cudaStream_t stream, Path path, const GemmTun
                      static_cast<int>(g.n - r.n_main),
                      p.sched.sk_tiles,
                      static_cast<std::size_t>(r.workspace_bytes),
-                     gpc_order};
+                     gpc_order,
+                     ctas > 0 && r.plain};
 }
 
 std::size_t gemm_workspace_bytes(const GemmArgs& args, Path path, const GemmTuning& tuning) {

@@ -1,4 +1,5 @@
-// tmakit ops (internal): the GEMM kernel. Included by gemm.cu only.
+// tmakit ops (internal): the GEMM kernel. Included by gemm.cu (types, no kernel instances) and
+// gemm_kernels.cuh (the instances, compiled in four translation units: gemm_kernels_*.cu).
 //
 // One CTA = 3 warpgroups, persistent over output tiles of kBlockM x kBlockN:
 //
@@ -42,6 +43,7 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "gemm_config.hpp"
 #include "gemm_epilogue.cuh"
@@ -522,8 +524,8 @@ __device__ __forceinline__ void add_peer_partials(float (&acc)[Cfg::kAccumulator
 // ---- consumers: the unit loop -----------------------------------------------------------------
 
 // The epilogue of one half as D's type Out; D = A B (alpha 1, beta 0), the common case, without
-// the alpha multiply.
-template <class Out, class Cfg, bool kTma, bool kWithC>
+// the alpha multiply. kAlphaOne: alpha == 1 known at compile time (a plain kernel, kWithC false).
+template <class Out, class Cfg, bool kTma, bool kWithC, bool kAlphaOne = false>
 __device__ __forceinline__ void store_tile_as(
     const float (&acc)[Cfg::kAccumulators], const Params& p, EpilogueTile tile, unsigned char* epi,
     Barrier (&c_bar)[Cfg::kEpiBuffers], const EpilogueMaps& maps, int wgc, EpilogueState& es) {
@@ -538,23 +540,25 @@ __device__ __forceinline__ void store_tile_as(
   if constexpr (kMayHeadFirst) {
     if (tile.col0 * 2 % 32 != 0) {
       if constexpr (!kWithC) {
-        if (p.alpha == 1.0f) {
+        if (kAlphaOne || p.alpha == 1.0f) {
           epilogue<Out, kN, kBuf, kTma, false, false, true>(acc, p, tile, epi, c_bar, maps, wgc,
                                                             es);
           return;
         }
       }
-      epilogue<Out, kN, kBuf, kTma, kWithC, true, true>(acc, p, tile, epi, c_bar, maps, wgc, es);
+      if constexpr (!kAlphaOne)
+        epilogue<Out, kN, kBuf, kTma, kWithC, true, true>(acc, p, tile, epi, c_bar, maps, wgc, es);
       return;
     }
   }
   if constexpr (!kWithC) {
-    if (p.alpha == 1.0f) {
+    if (kAlphaOne || p.alpha == 1.0f) {
       epilogue<Out, kN, kBuf, kTma, false, false>(acc, p, tile, epi, c_bar, maps, wgc, es);
       return;
     }
   }
-  epilogue<Out, kN, kBuf, kTma, kWithC>(acc, p, tile, epi, c_bar, maps, wgc, es);
+  if constexpr (!kAlphaOne)
+    epilogue<Out, kN, kBuf, kTma, kWithC>(acc, p, tile, epi, c_bar, maps, wgc, es);
 }
 
 // The epilogue of one half for D's type (OutKind, a run-time choice: one kernel for all types).
@@ -578,7 +582,7 @@ __device__ __forceinline__ void store_tile(const float (&acc)[Cfg::kAccumulators
 
 // One consumer warpgroup after a unit's k-loop: for each half of output tile (tm, tn) it holds,
 // the stream-K handoff and / or the epilogue.
-template <class Cfg, bool kTma>
+template <class Cfg, bool kF16, bool kPlain, bool kTma>
 __device__ __forceinline__ void finish_unit(float (&acc)[Cfg::kHalves][Cfg::kAccumulators],
                                             const Unit& u, int tm, int tn, unsigned char* epi,
                                             Barrier (&c_bar)[Cfg::kEpiBuffers],
@@ -601,7 +605,12 @@ __device__ __forceinline__ void finish_unit(float (&acc)[Cfg::kHalves][Cfg::kAcc
     }
     if (u.kind == UnitKind::kFinish)
       add_peer_partials<Cfg>(acc[h], p, u.tile, worker, rank, cluster_m, half, wgc, es.unit);
-    if (p.beta != 0.0f) {
+    if constexpr (kPlain) {
+      // D in the inputs' type, alpha 1, beta 0 (gemm.cu: plain_epilogue): one epilogue, no
+      // run-time choices.
+      using In = std::conditional_t<kF16, __half, __nv_bfloat16>;
+      store_tile_as<In, Cfg, kTma, false, true>(acc[h], p, tile, epi, c_bar, maps, wgc, es);
+    } else if (p.beta != 0.0f) {
       store_tile<Cfg, kTma, true>(acc[h], p, tile, epi, c_bar, maps, wgc, es);
     } else {
       store_tile<Cfg, kTma, false>(acc[h], p, tile, epi, c_bar, maps, wgc, es);
@@ -619,7 +628,7 @@ __device__ __forceinline__ void finish_unit(float (&acc)[Cfg::kHalves][Cfg::kAcc
 // keep the skipping safe: a warpgroup waits for stage uses of its unit only after the other has
 // waited for every use before them, so no full barrier is two phases behind a waiting state
 // (a parity wait cannot tell those apart).
-template <class Cfg, bool kF16, MatrixMajor kA, MatrixMajor kB, bool kTma>
+template <class Cfg, bool kF16, MatrixMajor kA, MatrixMajor kB, bool kPlain, bool kTma>
 __device__ __forceinline__ void consume(Pipeline<Cfg::kStages>& pipe, unsigned char* smem,
                                         Barrier (&c_bar)[Cfg::kEpiBuffers],
                                         const EpilogueMaps& maps, const Params& p, int wgc,
@@ -684,8 +693,8 @@ __device__ __forceinline__ void consume(Pipeline<Cfg::kStages>& pipe, unsigned c
       trace(p, 1 + wgc, i, 4);
       if constexpr (!kTma) tile_of(p, u.tile, rank, cluster_m, tm, tn);
       es.unit = i;
-      finish_unit<Cfg, kTma>(acc, u, tm, tn, epi, c_bar, maps, p, wgc, first_atom, rank, cluster_m,
-                             es);
+      finish_unit<Cfg, kF16, kPlain, kTma>(acc, u, tm, tn, epi, c_bar, maps, p, wgc, first_atom,
+                                           rank, cluster_m, es);
       trace(p, 1 + wgc, i, 5);
     } else {
       s.advance(static_cast<std::uint32_t>(k_blocks));
@@ -708,7 +717,14 @@ __device__ __forceinline__ void consume(Pipeline<Cfg::kStages>& pipe, unsigned c
 // clusters of 1, 2 or 4 CTAs along x; ordinary path: clusters of 1. The maps are unused (zeros) on
 // the ordinary path; map_c is map_d when beta == 0; map_c_tail and map_d_tail (the boxes of a
 // tile's last, narrower chunk: gemm_epilogue.cuh) are map_c and map_d when the tile has none.
-template <int kConfig, bool kF16, MatrixMajor kA, MatrixMajor kB, bool kTma>
+//
+// kPlain: D has the inputs' type, alpha == 1 and beta == 0 (the host's plain_epilogue), so the
+// kernel carries that one epilogue and none of the run-time choices (D's type, beta, alpha).
+// Measured (H100, session 32, call 1: three alternating rounds of tma-bench gemm's README regime,
+// against session 31's build): 0.47% less time over issue 5's 47 shapes (squares 0.22%, LLM
+// M >= 1024 0.36%, the 13 small shapes 0.82%), as session 31's experiment build with only this
+// epilogue had read (docs/perf-log.md, session 31 item 6).
+template <int kConfig, bool kF16, MatrixMajor kA, MatrixMajor kB, bool kPlain, bool kTma>
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_kernel(const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b,
                 const __grid_constant__ TensorMap map_c, const __grid_constant__ TensorMap map_d,
@@ -748,10 +764,10 @@ __global__ void __launch_bounds__(kThreads, 1)
       prefetch_descriptor(&map_a);
       prefetch_descriptor(&map_b);
       prefetch_descriptor(&map_d);
-      if (p.beta != 0.0f) prefetch_descriptor(&map_c);
+      if (!kPlain && p.beta != 0.0f) prefetch_descriptor(&map_c);
       if constexpr (Cfg::kBlockN % 64 != 0) {
         prefetch_descriptor(&map_d_tail);
-        if (p.beta != 0.0f) prefetch_descriptor(&map_c_tail);
+        if (!kPlain && p.beta != 0.0f) prefetch_descriptor(&map_c_tail);
       }
     }
   }
@@ -787,8 +803,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     const EpilogueMaps maps{&map_c, &map_d, &map_c_tail, &map_d_tail};
     const bool stamp = TMA_GEMM_TRACE != 0 && threadIdx.x % kWarpgroupThreads == 0;
     if (stamp && warpgroup == 1) trace_kernel(p, kConsumerStart, clock64());
-    consume<Cfg, kF16, kA, kB, kTma>(pipe, smem, c_bar[warpgroup - 1], maps, p, warpgroup - 1, rank,
-                                     cluster_m);
+    consume<Cfg, kF16, kA, kB, kPlain, kTma>(pipe, smem, c_bar[warpgroup - 1], maps, p,
+                                             warpgroup - 1, rank, cluster_m);
     if (stamp) trace_kernel(p, warpgroup == 1 ? kConsumerDone : kConsumerDone1, clock64());
   } else {
     warpgroup_reg_dealloc<Cfg::kProducerRegisters>();

@@ -405,12 +405,21 @@ bool run_case(const Case& c, std::uint64_t seed) {
 
   const double rel = s.ref2 > 0 ? std::sqrt(s.err2 / s.ref2) : std::sqrt(s.err2);
   const double bound = bound_for(c);
-  const bool ok =
-      s.unwritten == 0 && s.padding_written == 0 && rel <= bound && std::isfinite(rel) && same_bits;
-  std::printf("%s %-44s rel %.2e (bound %.1e)  config %d cluster %d ctas %d sk-tiles %d%s",
+  // The plain kernel (D in the inputs' type, alpha 1, beta 0) exactly when the product is one
+  // and a main kernel ran; the kernel with every epilogue otherwise.
+  const bool want_plain =
+      plan.ctas > 0 && c.out == c.ab && c.alpha == 1.0f && c.beta == 0.0f && !c.chain;
+  const bool right_kernel = plan.plain_epilogue == want_plain;
+  const bool ok = s.unwritten == 0 && s.padding_written == 0 && rel <= bound &&
+                  std::isfinite(rel) && same_bits && right_kernel;
+  std::printf("%s %-44s rel %.2e (bound %.1e)  config %d cluster %d ctas %d sk-tiles %d%s%s",
               ok ? "PASS" : "FAIL", c.name.c_str(), rel, bound, plan.config, plan.cluster_m,
-              plan.ctas, plan.stream_k_tiles, plan.gpc_order ? " gpc-order" : "");
+              plan.ctas, plan.stream_k_tiles, plan.gpc_order ? " gpc-order" : "",
+              plan.plain_epilogue ? " plain" : "");
   if (!same_bits) std::printf("  SECOND RUN DIFFERS (not deterministic)");
+  if (!right_kernel)
+    std::printf("  RAN THE %s KERNEL (expected the %s one)",
+                plan.plain_epilogue ? "PLAIN" : "GENERAL", want_plain ? "plain" : "general");
   if (s.unwritten)
     std::printf("  UNWRITTEN %llu elements (first at row %lld col %lld)", s.unwritten,
                 static_cast<long long>(s.first_bad / static_cast<unsigned long long>(c.n)),
@@ -611,6 +620,26 @@ std::vector<Case> all_cases() {
     c.tuning.config = config, c.tuning.max_ctas = 3;
     add(c, "sched/ord-cfg" + std::to_string(config) + "-cap3");
   }
+  // The plain kernels (D in the inputs' type, alpha 1, beta 0: gemm_kernel.cuh, kPlain) of each
+  // configuration, both input types, both A layouts: ragged, clusters of 2, stream-K forced on and
+  // the grid capped (partial and finishing units, many per CTA); the ordinary path's too. The
+  // cases with fp32 outputs or alpha / beta above run the same configurations' other kernels.
+  for (int config = 0; config < tma::ops::kNumGemmConfigs; ++config)
+    for (DataType in : kIn)
+      for (MatrixLayout al : kLayouts) {
+        Case c{};
+        c.m = 1147, c.n = 600, c.k = 1500;
+        c.a_layout = al, c.b_layout = b_layout_for(config);
+        c.ab = in, c.out = in, c.path = Path::kTma;
+        c.tuning.config = config, c.tuning.cluster_m = 2, c.tuning.stream_k = 2;
+        c.tuning.max_ctas = 6;
+        c.quick = al == MatrixLayout::kRowMajor && in == DataType::kFloat16;
+        add(c, "plain/cfg" + std::to_string(config) + "-" + dtype_name(in) + "-" +
+                   layout_code(al, c.b_layout));
+        c.path = Path::kOrdinary, c.tuning.cluster_m = 1;
+        add(c, "plain/ord-cfg" + std::to_string(config) + "-" + dtype_name(in) + "-" +
+                   layout_code(al, c.b_layout));
+      }
   // Large: 2048^3 with each configuration and 4096^3, both paths, both outputs.
   for (Path p : kPaths)
     for (int config = 0; config < tma::ops::kNumGemmConfigs; ++config) {

@@ -269,6 +269,10 @@ struct GemmPlan {
   int stream_k_tiles;  // tiles split along K (0: all tiles data-parallel)
   std::size_t workspace_bytes;  // the stream-K workspace this launch used (0: none)
   bool gpc_order;               // the launch ran the GPC-aware worker order (GemmTuning::gpc_order)
+  // The main kernel was a plain one: D in the inputs' type, alpha == 1, beta == 0, compiled with
+  // only that epilogue (other products run kernels that choose D's type, alpha and beta at run
+  // time; same tiles and schedule). False when no main kernel ran (ctas == 0).
+  bool plain_epilogue;
 };
 
 // gemm() with explicit choices; throws tma::Error for an invalid tuning value as for any argument.
