@@ -308,11 +308,12 @@ int main(int argc, char** argv) {
   }
   const double mhz = span.get() / (ms * 1e3);
   std::printf(
-      "gemm_trace: %lld x %lld x %lld, config %d (%s), cluster %d, %d CTAs: %.1f us, %.1f "
+      "gemm_trace: %lld x %lld x %lld, config %d (%s%s), cluster %d, %d CTAs: %.1f us, %.1f "
       "TFLOP/s; SM clock ~%.0f MHz (producer span / kernel time); operands %s\n",
       static_cast<long long>(m), static_cast<long long>(n), static_cast<long long>(k), plan.config,
-      tma::ops::kGemmConfigs[plan.config].pingpong ? "ping-pong" : "cooperative", plan.cluster_m,
-      plan.ctas, ms * 1e3, 2.0 * m * n * k / (ms * 1e-3) / 1e12, mhz,
+      tma::ops::kGemmConfigs[plan.config].pingpong ? "ping-pong" : "cooperative",
+      plan.plain_epilogue ? ", plain kernel" : "", plan.cluster_m, plan.ctas, ms * 1e3,
+      2.0 * m * n * k / (ms * 1e-3) / 1e12, mhz,
       cold == 1   ? "cold (L2 flushed before each run, dirty)"
       : cold == 2 ? "cold (L2 flushed before each run by reads, clean)"
                   : "warm (back-to-back runs)");
