@@ -149,7 +149,8 @@ struct Config {
 };
 
 // What the kernel gets besides the tensor maps (host and device).
-// Which type D (and C) has; the epilogue is picked at run time so that one kernel serves all.
+// Which type D (and C) has; a general kernel picks its epilogue at run time, so that one kernel
+// serves all types (a plain kernel, gemm_kernel.cuh: kPlain, has D in the inputs' type).
 enum class OutKind : std::uint32_t { kBF16, kF16, kF32 };
 
 struct Params {

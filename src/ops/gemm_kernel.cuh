@@ -561,7 +561,8 @@ __device__ __forceinline__ void store_tile_as(
     epilogue<Out, kN, kBuf, kTma, kWithC>(acc, p, tile, epi, c_bar, maps, wgc, es);
 }
 
-// The epilogue of one half for D's type (OutKind, a run-time choice: one kernel for all types).
+// The epilogue of one half for D's type (OutKind, a run-time choice: one kernel for all types;
+// the plain kernels, kPlain, skip this and store D in the inputs' type).
 template <class Cfg, bool kTma, bool kWithC>
 __device__ __forceinline__ void store_tile(const float (&acc)[Cfg::kAccumulators], const Params& p,
                                            EpilogueTile tile, unsigned char* epi,
@@ -606,7 +607,7 @@ __device__ __forceinline__ void finish_unit(float (&acc)[Cfg::kHalves][Cfg::kAcc
     if (u.kind == UnitKind::kFinish)
       add_peer_partials<Cfg>(acc[h], p, u.tile, worker, rank, cluster_m, half, wgc, es.unit);
     if constexpr (kPlain) {
-      // D in the inputs' type, alpha 1, beta 0 (gemm.cu: plain_epilogue): one epilogue, no
+      // D in the inputs' type, alpha 1, beta 0 (gemm.cu: resolve's plain): one epilogue, no
       // run-time choices.
       using In = std::conditional_t<kF16, __half, __nv_bfloat16>;
       store_tile_as<In, Cfg, kTma, false, true>(acc[h], p, tile, epi, c_bar, maps, wgc, es);
