@@ -530,6 +530,7 @@ __device__ __forceinline__ void store_tile_as(
     const float (&acc)[Cfg::kAccumulators], const Params& p, EpilogueTile tile, unsigned char* epi,
     Barrier (&c_bar)[Cfg::kEpiBuffers], const EpilogueMaps& maps, int wgc, EpilogueState& es) {
   constexpr int kN = Cfg::kBlockN, kBuf = Cfg::kEpiBuffers;
+  static_assert(!(kAlphaOne && kWithC), "kAlphaOne is the plain kernels' case: beta == 0, no C");
   // A tile of 16-bit outputs whose rows of D start 16 bytes into a 32-byte sector (an odd 128 x
   // 136 tile: 272 B per tile) stores its 8-column chunk first, so that its whole chunks start on
   // a sector. Measured (H100, session 30, call 10): at 1024 x 2112 x 7168 the last k-block's end
