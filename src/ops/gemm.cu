@@ -343,7 +343,7 @@ struct Resolved {
   int cluster_m;
   std::int64_t n_main;  // D's columns the main kernel computes (0: none, only the edge kernel)
   KernelFn kernel;      // null when n_main == 0
-  bool plain;           // kernel is a plain one (gemm_kernel.cuh: kPlain)
+  bool plain;           // kernel is a plain one (gemm_kernel.cuh: kPlain); false when null
   int workers;          // persistent clusters
   std::uint64_t workspace_bytes;  // 0 unless the schedule splits
 };
@@ -443,13 +443,12 @@ Resolved resolve(const GemmArgs& g, Path path, const GemmTuning& tuning) {
   // The plain kernels (gemm_kernel.cuh: kPlain) for D = A B in the inputs' type, the kernels with
   // every epilogue for anything else.
   r.plain = g.d_dtype == g.a_dtype && g.alpha == 1.0f && g.beta == 0.0f;
-  const bool plain = r.plain;
   if (path == Path::kTma) {
-    r.kernel = plain ? kernel_for<true, true>(r.config, f16, a_major, b_major)
-                     : kernel_for<true, false>(r.config, f16, a_major, b_major);
+    r.kernel = r.plain ? kernel_for<true, true>(r.config, f16, a_major, b_major)
+                       : kernel_for<true, false>(r.config, f16, a_major, b_major);
   } else {
-    r.kernel = plain ? kernel_for<false, true>(r.config, f16, a_major, b_major)
-                     : kernel_for<false, false>(r.config, f16, a_major, b_major);
+    r.kernel = r.plain ? kernel_for<false, true>(r.config, f16, a_major, b_major)
+                       : kernel_for<false, false>(r.config, f16, a_major, b_major);
   }
   if (r.kernel == nullptr)  // unreachable: check_args and choose_plan keep these apart
     throw Error(cat("tma::ops::gemm: internal error: configuration ", r.config,
@@ -673,7 +672,7 @@ void gemm_tuned(const GemmArgs& g, cudaStream_t stream, Path path, const GemmTun
                      p.sched.sk_tiles,
                      static_cast<std::size_t>(r.workspace_bytes),
                      gpc_order,
-                     ctas > 0 && r.plain};
+                     r.plain};
 }
 
 std::size_t gemm_workspace_bytes(const GemmArgs& args, Path path, const GemmTuning& tuning) {
