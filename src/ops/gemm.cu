@@ -460,19 +460,27 @@ Resolved resolve(const GemmArgs& g, Path path, const GemmTuning& tuning) {
   p.cluster_tiles = static_cast<std::int32_t>(cluster_tiles_for(r.cluster_m));
   p.raster = make_raster((p.tiles_m + r.cluster_m - 1) / r.cluster_m, p.tiles_n, raster_group);
   const int clusters = max_clusters(r.kernel, smem, r.cluster_m, dev);
+  // A split of one tile row over the whole GPU runs fewer workers, so that each finisher has
+  // fewer pieces to add (gemm_config.hpp: one_row_split_workers); a caller's max_ctas is taken as
+  // it is.
+  const bool one_row = (p.tiles_m + r.cluster_m - 1) / r.cluster_m == 1;
+  const auto split_workers = [&] {
+    const int all = workers_for(clusters, p.cluster_tiles, true, tuning.max_ctas, r.cluster_m);
+    return one_row && path == Path::kTma && tuning.max_ctas == 0
+               ? one_row_split_workers(all, p.cluster_tiles)
+               : all;
+  };
   bool split = choice.split;
-  if (split) {
-    const int workers = workers_for(clusters, p.cluster_tiles, true, tuning.max_ctas, r.cluster_m);
-    if (!stream_k_fits(p.cluster_tiles, p.k_blocks, workers)) {
-      if (tuning.stream_k == 2)
-        fail(kOp,
-             cat("tuning.stream_k = 2 but the split tiles x ", p.k_blocks, " k-blocks (k = ", g.k,
-                 ") reach 2^31 iterations, beyond the kernel's 32-bit schedule: use "
-                 "stream_k = 0 or 1, or split the product along k"));
-      split = false;
-    }
+  if (split && !stream_k_fits(p.cluster_tiles, p.k_blocks, split_workers())) {
+    if (tuning.stream_k == 2)
+      fail(kOp,
+           cat("tuning.stream_k = 2 but the split tiles x ", p.k_blocks, " k-blocks (k = ", g.k,
+               ") reach 2^31 iterations, beyond the kernel's 32-bit schedule: use "
+               "stream_k = 0 or 1, or split the product along k"));
+    split = false;
   }
-  r.workers = workers_for(clusters, p.cluster_tiles, split, tuning.max_ctas, r.cluster_m);
+  r.workers = split ? split_workers()
+                    : workers_for(clusters, p.cluster_tiles, false, tuning.max_ctas, r.cluster_m);
   p.sched = make_schedule(p.cluster_tiles, p.k_blocks, r.workers, split);
   // One slot and two flags per CTA (gemm_schedule.hpp: cta_slot).
   if (split) r.workspace_bytes = workspace_bytes(r.workers * r.cluster_m, kBlockM, block_n);

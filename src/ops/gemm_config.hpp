@@ -578,4 +578,25 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
   return best;
 }
 
+// The workers of a stream-K launch whose tiles form one cluster row (M <= 128 in clusters of 1):
+// at most kSplitPiecesPerTile per split tile, never more than the resident clusters. Why: with one
+// tile row every CTA streams a B slab of its own from DRAM (A is a few hundred KiB, read from L2),
+// so the k-loop runs at DRAM's rate whether 66 or 132 CTAs share it, while each finisher reads its
+// peers' partial tiles (64 KiB each for 128 x 128) through its own SM at ~32 B per cycle: 4 pieces
+// a tile cost a finisher ~6k cycles after its k-loop, 8 pieces ~12k. Measured (H100, session 33,
+// gemm_trace clean cold, config 1, clusters of 1, GemmTuning::max_ctas 132 / 99 / 66 / 44): the
+// k-loop per CTA and k-block 1,190-1,330 / 925 / 645 / 545 cycles (the total rate flat down to
+// ~66 CTAs, a per-SM limit of ~60 B per cycle below), 128 x 4096 x 4096 (32 tiles) 26.3-27.3 /
+// 24.5-24.8 / 23.7-24.0 / 27.1-27.6 us, 128 x 2112 x 7168 (17 tiles) 27.6-28.4 / 26.2 / 24.9-25.9
+// / 26.4-26.7, 128 x 4096 x 11008 (32 tiles) 46.6-47.4 / 45.3-45.4 / 47.0-49.2 / 55.0-55.5. Three
+// pieces a tile (96 and 51 workers) lies at or next to the best of each. Shapes of more tile rows
+// are not capped: their k-loops share B through L2 and are compute-bound, so fewer CTAs would
+// slow them. The ordinary path keeps every cluster (not measured; its cp.async k-loop moves less
+// per SM).
+inline constexpr std::int64_t kSplitPiecesPerTile = 3;
+inline int one_row_split_workers(int workers, std::int64_t cluster_tiles) {
+  const std::int64_t cap = kSplitPiecesPerTile * cluster_tiles;
+  return cap < workers ? static_cast<int>(cap) : workers;
+}
+
 }  // namespace tma::ops::detail::gemm

@@ -43,6 +43,7 @@
 #include <thread>
 #include <vector>
 
+#include "gemm_config.hpp"  // kBlockM, kSplitPiecesPerTile
 #include "gemm_schedule.hpp"
 #include "gpu_test.hpp"
 #include "tma/host/error.hpp"
@@ -410,8 +411,20 @@ bool run_case(const Case& c, std::uint64_t seed) {
   const bool want_plain =
       plan.ctas > 0 && c.out == c.ab && c.alpha == 1.0f && c.beta == 0.0f && !c.chain;
   const bool right_kernel = plan.plain_epilogue == want_plain;
+  // A TMA-path split of one cluster row of tiles, without a caller's cap, runs at most
+  // kSplitPiecesPerTile workers per split tile (gemm_config.hpp: one_row_split_workers). The
+  // bound uses all n columns' tiles (the main kernel may leave the last few columns to the edge
+  // kernel).
+  namespace gd = tma::ops::detail::gemm;
+  const int block_n = plan.ctas > 0 ? tma::ops::kGemmConfigs[plan.config].block_n : 1;
+  const std::int64_t tiles_n = (c.n + block_n - 1) / block_n;
+  const bool one_row_split =
+      c.path == Path::kTma && plan.stream_k_tiles > 0 && c.tuning.max_ctas == 0 &&
+      ((c.m + gd::kBlockM - 1) / gd::kBlockM + plan.cluster_m - 1) / plan.cluster_m == 1;
+  const bool right_workers =
+      !one_row_split || plan.ctas <= gd::kSplitPiecesPerTile * tiles_n * plan.cluster_m;
   const bool ok = s.unwritten == 0 && s.padding_written == 0 && rel <= bound &&
-                  std::isfinite(rel) && same_bits && right_kernel;
+                  std::isfinite(rel) && same_bits && right_kernel && right_workers;
   std::printf("%s %-44s rel %.2e (bound %.1e)  config %d cluster %d ctas %d sk-tiles %d%s%s",
               ok ? "PASS" : "FAIL", c.name.c_str(), rel, bound, plan.config, plan.cluster_m,
               plan.ctas, plan.stream_k_tiles, plan.gpc_order ? " gpc-order" : "",
@@ -420,6 +433,9 @@ bool run_case(const Case& c, std::uint64_t seed) {
   if (!right_kernel)
     std::printf("  RAN THE %s KERNEL (expected the %s one)",
                 plan.plain_epilogue ? "PLAIN" : "GENERAL", want_plain ? "plain" : "general");
+  if (!right_workers)
+    std::printf("  %d CTAS FOR %lld SPLIT TILES OF ONE ROW (at most %lld per tile)", plan.ctas,
+                static_cast<long long>(tiles_n), static_cast<long long>(gd::kSplitPiecesPerTile));
   if (s.unwritten)
     std::printf("  UNWRITTEN %llu elements (first at row %lld col %lld)", s.unwritten,
                 static_cast<long long>(s.first_bad / static_cast<unsigned long long>(c.n)),
@@ -701,6 +717,11 @@ std::vector<Case> all_cases() {
       c.m = m, c.n = 2112, c.k = 7168;
       add(c, "streamk-auto/llm");
     }
+    // One tile row split, its workers capped at 3 per tile (gemm_config.hpp:
+    // one_row_split_workers): 32 tiles of 128 x 128, 96 CTAs on 132 SMs.
+    c.m = 128, c.n = 4096, c.k = 4096, c.quick = out == DataType::kBFloat16;
+    add(c, "streamk-auto/llm");
+    c.quick = false;
   }
   for (CMode mode : {CMode::kSeparate, CMode::kInPlace}) {
     Case c{};

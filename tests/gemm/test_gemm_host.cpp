@@ -906,6 +906,17 @@ struct SweptShape {
   double chosen_tflops, best_tflops;
 };
 
+// A split of one tile row takes at most 3 workers per split tile (gemm_config.hpp:
+// one_row_split_workers; measured in session 33), never more than the launch has.
+TEST(GemmPlan, OneRowSplitTakesAtMostThreeWorkersPerTile) {
+  EXPECT_EQ(plan::one_row_split_workers(132, 32), 96);  // 128 x 4096 x 4096
+  EXPECT_EQ(plan::one_row_split_workers(132, 17), 51);  // 128 x 2112 x 7168
+  EXPECT_EQ(plan::one_row_split_workers(132, 44), 132);
+  EXPECT_EQ(plan::one_row_split_workers(132, 60), 132);
+  EXPECT_EQ(plan::one_row_split_workers(5, 1), 3);
+  EXPECT_EQ(plan::one_row_split_workers(2, 1), 2);
+}
+
 TEST(GemmPlan, SweptShapesGetTheirBestVariant) {
   const SweptShape kShapes[] = {
       {1024, 1024, 1024, 1, 2, false, 161.7, 163.1},    // best: cfg1_cl1

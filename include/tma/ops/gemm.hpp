@@ -231,7 +231,10 @@ struct GemmTuning {
                          // (4: gemm_config_supports_cluster; fewer SMs may host clusters of 4)
   int raster_group = 0;  // tile rows (in clusters) per group of the grouped raster, >= 1
                          // (odd groups walk their tile columns backwards)
-  int max_ctas = 0;      // cap on the persistent grid (0: as many as fit on the GPU)
+  int max_ctas = 0;      // cap on the persistent grid (0: as many as fit on the GPU, except
+                         // that a TMA-path split of one tile row runs at most 3 workers, i.e.
+                         // clusters, per split tile: src/ops/gemm_config.hpp,
+                         // one_row_split_workers)
   // Stream-K: 0 = heuristic (src/ops/gemm_config.hpp: choose_plan), 1 = off (data-parallel
   // tiles only), 2 = on (the last waves split along K). Any cluster size: a cluster splits its
   // tile rows alike and still multicasts B; cluster_m = 0 lets the heuristic choose
