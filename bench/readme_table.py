@@ -13,10 +13,10 @@ geometric means are these (to 4 decimals; a check of the script against a record
 tools/tma_bench/CMakeLists.txt).
 """
 import json
-import math
 import re
 import sys
 
+from ab_compare import geomean
 from issue_sets import issue_set
 
 ROWS = [(4096, 4096, 4096), (8192, 8192, 8192), (16384, 16384, 16384), (8192, 28672, 8192),
@@ -44,10 +44,6 @@ def plan_of(detail):
     if "stream-K" in detail:
         text += " stream-K"
     return f"{text}, cluster {cluster.group(1) if cluster else '?'}"
-
-
-def geomean(xs):
-    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
 
 
 def main():
@@ -87,8 +83,9 @@ def main():
         xs = [(key[1:], r) for key, (c, r) in ratios.items()
               if issue_set(c["m"], c["n"], c["k"], c.get("family")) == name]
         low = sorted(xs, key=lambda kr: kr[1])[:3]
-        means.append(round(geomean([r for _, r in xs]), 4))
-        print(f"{name}: geomean {geomean([r for _, r in xs]):.4f} over {len(xs)}, "
+        mean = geomean([r for _, r in xs])
+        means.append(round(mean, 4))
+        print(f"{name}: geomean {mean:.4f} over {len(xs)}, "
               f"{sum(r < 0.95 for _, r in xs)} below 0.95x; lowest "
               + ", ".join(f"{shape_name(*key)} {r:.3f}" for key, r in low))
     for peer in ("torch", "triton_tma"):
@@ -99,7 +96,6 @@ def main():
             print(f"against {peer}: geomean {geomean(xs):.3f} over {len(xs)} shapes")
     if expect is not None and means != expect:
         sys.exit(f"readme_table: geometric means {means}, expected {expect}")
-
 
 
 if __name__ == "__main__":

@@ -37,17 +37,7 @@ int main(int argc, char** argv) {
   std::printf("first_call: context %.1f ms\n", now_ms() - t);
   const experiment::Operands o = experiment::make_operands(m, n, k, 2);
   experiment::check(cudaDeviceSynchronize(), "fill");
-  tma::ops::GemmArgs g;
-  g.m = m;
-  g.n = n;
-  g.k = k;
-  g.a = o.a;
-  g.lda = k;
-  g.b = o.b;
-  g.b_layout = tma::ops::MatrixLayout::kColMajor;
-  g.ldb = k;
-  g.d = o.d;
-  g.ldd = n;
+  const tma::ops::GemmArgs g = experiment::rc_args(o, m, n, k);
   for (int call = 1; call <= 3; ++call) {
     t = now_ms();
     tma::ops::gemm(g);

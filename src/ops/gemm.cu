@@ -464,14 +464,11 @@ Resolved resolve(const GemmArgs& g, Path path, const GemmTuning& tuning) {
   // fewer pieces to add (gemm_config.hpp: one_row_split_workers); a caller's max_ctas is taken as
   // it is.
   const bool one_row = (p.tiles_m + r.cluster_m - 1) / r.cluster_m == 1;
-  const auto split_workers = [&] {
-    const int all = workers_for(clusters, p.cluster_tiles, true, tuning.max_ctas, r.cluster_m);
-    return one_row && path == Path::kTma && tuning.max_ctas == 0
-               ? one_row_split_workers(all, p.cluster_tiles)
-               : all;
-  };
+  int split_workers = workers_for(clusters, p.cluster_tiles, true, tuning.max_ctas, r.cluster_m);
+  if (one_row && path == Path::kTma && tuning.max_ctas == 0)
+    split_workers = one_row_split_workers(split_workers, p.cluster_tiles);
   bool split = choice.split;
-  if (split && !stream_k_fits(p.cluster_tiles, p.k_blocks, split_workers())) {
+  if (split && !stream_k_fits(p.cluster_tiles, p.k_blocks, split_workers)) {
     if (tuning.stream_k == 2)
       fail(kOp,
            cat("tuning.stream_k = 2 but the split tiles x ", p.k_blocks, " k-blocks (k = ", g.k,
@@ -479,7 +476,7 @@ Resolved resolve(const GemmArgs& g, Path path, const GemmTuning& tuning) {
                "stream_k = 0 or 1, or split the product along k"));
     split = false;
   }
-  r.workers = split ? split_workers()
+  r.workers = split ? split_workers
                     : workers_for(clusters, p.cluster_tiles, false, tuning.max_ctas, r.cluster_m);
   p.sched = make_schedule(p.cluster_tiles, p.k_blocks, r.workers, split);
   // One slot and two flags per CTA (gemm_schedule.hpp: cta_slot).
