@@ -521,6 +521,97 @@ __device__ __forceinline__ void add_peer_partials(float (&acc)[Cfg::kAccumulator
   trace(p, 1 + wgc, unit, 17);
 }
 
+// TMA path: the same sums, with the peers' partial tiles brought into shared memory by bulk copies
+// (cp.async.bulk) instead of every thread's ld.global.cg. Why: through ld.global.cg a finisher
+// took in its peers' slots at ~23-32 B per cycle and per SM, one peer after the other (a flag, a
+// barrier, a round trip of loads each; gemm_trace, docs/perf-log.md session 33: 5.9k cycles for
+// three 64 KiB partial tiles at 128 x 4096 x 4096), while one SM's TMA takes in ~100 B per cycle
+// (session 25). A finish unit is its worker's last unit (gemm_schedule.hpp), so once every stage's
+// last fill has been released (Pipeline::producer_drain's wait, from the consumer's own state:
+// the other warpgroup's and the cluster peers' reads are done and no load follows) the ring is
+// free: warpgroup wgc takes half of it, two buffers of a piece each, and the leader keeps two
+// pieces in flight (a piece: one peer's whole half-slot, or half of it where that does not fit),
+// completed on the warpgroup's first two C barriers (unused while it adds; es.c_parity follows
+// their phases). Every thread adds the piece's float4 in the slot's own order (slot_part: thread
+// t's j-th at j x 128 + t), so the sums and their order are those of add_peer_partials.
+template <class Cfg>
+struct PeerPieces {
+  static constexpr int kFloat4s = Cfg::kAccumulators / 4;             // per thread and half-slot
+  static constexpr std::uint32_t kRowBytes = kWarpgroupThreads * 16;  // one float4 per thread
+  static constexpr std::uint32_t kRegion = Cfg::kStages * Cfg::kStageBytes / 2 / 1024 * 1024;
+  static constexpr int kPieces = kFloat4s * kRowBytes <= kRegion / 2 ? 1 : 2;
+  static constexpr int kPerPiece = kFloat4s / kPieces;  // float4 per thread and piece
+  static constexpr std::uint32_t kBytes = kPerPiece * kRowBytes;
+  static_assert(kFloat4s % kPieces == 0 && 2 * kBytes <= kRegion,
+                "two pieces of a peer's half-slot fit in half of the ring");
+};
+
+template <class Cfg>
+__device__ __forceinline__ void add_peer_partials_bulk(
+    float (&acc)[Cfg::kAccumulators], const Params& p, int tile, int w, int rank, int cluster_m,
+    int half, int wgc, Pipeline<Cfg::kStages>& pipe, PipelineState s, unsigned char* ring,
+    Barrier (&bars)[Cfg::kEpiBuffers], EpilogueState& es) {
+  using Pieces = PeerPieces<Cfg>;
+  static_assert(Cfg::kEpiBuffers >= 2, "two barriers to complete the pieces on");
+  const int t = static_cast<int>(threadIdx.x) % kWarpgroupThreads;
+  const bool leader = t == 0;
+  unsigned char* region = ring + static_cast<std::uint32_t>(wgc) * Pieces::kRegion;
+  // The leader's issue cursor: peer iv's piece ik is the next to copy, into buffer `issued` % 2.
+  int iv = last_peer(p.sched, tile, w), ik = 0;
+  std::uint32_t issued = 0;
+  const auto issue = [&] {
+    const int c = cta_slot(iv, rank, cluster_m);
+    if (ik == 0) {
+      wait_flag(flag_at(p, c, half), p.sk_epoch, c, wgc);
+      // The slot's generic-proxy stores, acquired through the flag, before the bulk copy's
+      // async-proxy reads.
+      fence_proxy_async_global();
+    }
+    const std::uint32_t b = issued % 2;
+    bars[b].arrive_expect_tx(Pieces::kBytes);
+    bulk_load(region + b * Pieces::kBytes,
+              slot_part<Cfg>(p, c, half) + ik * Pieces::kPerPiece * kWarpgroupThreads,
+              Pieces::kBytes, bars[b]);
+    ++issued;
+    if (++ik == Pieces::kPieces) {
+      ik = 0;
+      iv = prev_peer(p.sched, w, iv);
+    }
+  };
+  if (leader && iv >= 0) {
+    pipe.producer_drain(s);  // every stage's last use released: the ring is free
+    issue();
+    if (iv >= 0) issue();
+  }
+  bool first = true;
+  std::uint32_t item = 0;
+  for (int v = last_peer(p.sched, tile, w); v >= 0; v = prev_peer(p.sched, w, v)) {
+#pragma unroll
+    for (int k = 0; k < Pieces::kPieces; ++k) {
+      const std::uint32_t b = item % 2;
+      bars[b].wait((es.c_parity >> b) & 1u);
+      es.c_parity ^= 1u << b;
+      if (first) trace(p, 1 + wgc, es.unit, 16);
+      first = false;
+      const float4* in = reinterpret_cast<const float4*>(region + b * Pieces::kBytes) + t;
+#pragma unroll
+      for (int j = 0; j < Pieces::kPerPiece; ++j) {
+        const float4 x = in[j * kWarpgroupThreads];
+        const int r = 4 * (k * Pieces::kPerPiece + j);
+        acc[r] += x.x;
+        acc[r + 1] += x.y;
+        acc[r + 2] += x.z;
+        acc[r + 3] += x.w;
+      }
+      ++item;
+      // Every thread has read buffer b before the leader copies the next piece into it.
+      named_barrier_sync(kStreamKBarrier + static_cast<std::uint32_t>(wgc), kWarpgroupThreads);
+      if (leader && iv >= 0) issue();
+    }
+  }
+  trace(p, 1 + wgc, es.unit, 17);
+}
+
 // ---- consumers: the unit loop -----------------------------------------------------------------
 
 // The epilogue of one half as D's type Out; D = A B (alpha 1, beta 0), the common case, without
@@ -590,7 +681,8 @@ __device__ __forceinline__ void finish_unit(float (&acc)[Cfg::kHalves][Cfg::kAcc
                                             Barrier (&c_bar)[Cfg::kEpiBuffers],
                                             const EpilogueMaps& maps, const Params& p, int wgc,
                                             int first_atom, int rank, int cluster_m,
-                                            EpilogueState& es) {
+                                            EpilogueState& es, Pipeline<Cfg::kStages>& pipe,
+                                            PipelineState s, unsigned char* ring) {
   const int worker = worker_of(p);
 #pragma unroll
   for (int h = 0; h < Cfg::kHalves; ++h) {
@@ -605,8 +697,14 @@ __device__ __forceinline__ void finish_unit(float (&acc)[Cfg::kHalves][Cfg::kAcc
       publish_partial<Cfg, kTma>(acc[h], p, cta_slot(worker, rank, cluster_m), half, wgc, es.unit);
       continue;
     }
-    if (u.kind == UnitKind::kFinish)
-      add_peer_partials<Cfg>(acc[h], p, u.tile, worker, rank, cluster_m, half, wgc, es.unit);
+    if (u.kind == UnitKind::kFinish) {
+      if constexpr (kTma) {
+        add_peer_partials_bulk<Cfg>(acc[h], p, u.tile, worker, rank, cluster_m, half, wgc, pipe, s,
+                                    ring, c_bar, es);
+      } else {
+        add_peer_partials<Cfg>(acc[h], p, u.tile, worker, rank, cluster_m, half, wgc, es.unit);
+      }
+    }
     if constexpr (kPlain) {
       // D in the inputs' type, alpha 1, beta 0 (gemm.cu: resolve's plain): one epilogue, no
       // run-time choices.
@@ -696,7 +794,7 @@ __device__ __forceinline__ void consume(Pipeline<Cfg::kStages>& pipe, unsigned c
       if constexpr (!kTma) tile_of(p, u.tile, rank, cluster_m, tm, tn);
       es.unit = i;
       finish_unit<Cfg, kF16, kPlain, kTma>(acc, u, tm, tn, epi, c_bar, maps, p, wgc, first_atom,
-                                           rank, cluster_m, es);
+                                           rank, cluster_m, es, pipe, s, smem);
       trace(p, 1 + wgc, i, 5);
     } else {
       s.advance(static_cast<std::uint32_t>(k_blocks));
