@@ -34,9 +34,10 @@
 // the producer warpgroup's flag warp waits there and publishes it with fence.acq_rel.gpu +
 // st.relaxed.gpu; ordinary path, the warpgroup's bar.sync and one thread's fence + flag), a
 // kFinish unit's finisher adds its peers' slots of the same cluster rank in decreasing worker
-// order (one thread polls the peer's flag with ld.acquire.gpu, then bar.sync of the
-// warpgroup, then every thread ld.global.cg's its own accumulators' values) before the usual
-// epilogue.
+// order (one thread polls the peer's flag with ld.acquire.gpu; TMA path: it bulk-copies the slot
+// into the idle pipeline ring and every thread adds its values from there, add_peer_partials_bulk;
+// ordinary path: bar.sync of the warpgroup, then every thread ld.global.cg's its own
+// accumulators' values) before the usual epilogue.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -492,6 +493,7 @@ __device__ __forceinline__ void publish_flags(const Params& p, int rank, int clu
   (void)tn;
 }
 
+// Ordinary path (the TMA path: add_peer_partials_bulk below, the same sums in the same order).
 // All 128 threads of a finisher warpgroup wgc of worker w's CTA of rank `rank`: adds the partial
 // sums of half `half` of split tile `tile`'s peers (their CTAs of the same rank: the same rows),
 // in decreasing worker order (gemm_schedule.hpp: last_peer; a fixed order: the same sums every
@@ -525,15 +527,20 @@ __device__ __forceinline__ void add_peer_partials(float (&acc)[Cfg::kAccumulator
 // (cp.async.bulk) instead of every thread's ld.global.cg. Why: through ld.global.cg a finisher
 // took in its peers' slots at ~23-32 B per cycle and per SM, one peer after the other (a flag, a
 // barrier, a round trip of loads each; gemm_trace, docs/perf-log.md session 33: 5.9k cycles for
-// three 64 KiB partial tiles at 128 x 4096 x 4096), while one SM's TMA takes in ~100 B per cycle
-// (session 25). A finish unit is its worker's last unit (gemm_schedule.hpp), so once every stage's
-// last fill has been released (Pipeline::producer_drain's wait, from the consumer's own state:
-// the other warpgroup's and the cluster peers' reads are done and no load follows) the ring is
-// free: warpgroup wgc takes half of it, two buffers of a piece each, and the leader keeps two
-// pieces in flight (a piece: one peer's whole half-slot, or half of it where that does not fit),
-// completed on the warpgroup's first two C barriers (unused while it adds; es.c_parity follows
-// their phases). Every thread adds the piece's float4 in the slot's own order (slot_part: thread
-// t's j-th at j x 128 + t), so the sums and their order are those of add_peer_partials.
+// three 64 KiB partial tiles at 128 x 4096 x 4096). A finish unit is its worker's last unit
+// (gemm_schedule.hpp), so once every stage's last fill has been released (Pipeline::
+// producer_drain's wait, from the consumer's own state: the other warpgroup's and the cluster
+// peers' reads are done and no load follows) the ring is free: warpgroup wgc takes half of it,
+// two buffers of a piece each, and the leader keeps two pieces in flight (a piece: one peer's
+// whole half-slot, or half of it where that does not fit), completed on the warpgroup's first two
+// C barriers (unused while it adds; es.c_parity follows their phases). Every thread adds the
+// piece's float4 in the slot's own order (slot_part: thread t's j-th at j x 128 + t), so the sums
+// and their order are those of add_peer_partials.
+// Measured (H100, session 34, docs/perf-log.md): a finish unit 7.2-7.4k -> 6.5-6.7k cycles at
+// 128 x 2112 x 7168 and 10.0-10.2k -> 6.7-7.1k at 16384 x 4096 x 4096 (gemm_trace), 128 x 2112 x
+// 7168 +3.0% and 128 x 4096 x 4096 +1.9% in tma-bench (three alternating rounds). Four issuing
+// threads per warpgroup (lane 0 of each warp copying a quarter) were no faster: the unit now
+// waits for its last peer's flag, ~3.3k cycles after that peer's k-loop.
 template <class Cfg>
 struct PeerPieces {
   static constexpr int kFloat4s = Cfg::kAccumulators / 4;             // per thread and half-slot
@@ -583,6 +590,8 @@ __device__ __forceinline__ void add_peer_partials_bulk(
     issue();
     if (iv >= 0) issue();
   }
+  // Trace builds stamp point 16 when the first piece is in: after the leader has also issued the
+  // second piece, which waits for that piece's peer's flag (gemm_trace's "first peer's flag").
   bool first = true;
   std::uint32_t item = 0;
   for (int v = last_peer(p.sched, tile, w); v >= 0; v = prev_peer(p.sched, w, v)) {
