@@ -38,6 +38,20 @@ namespace {
 
 constexpr const char* kOp = "gemm";
 
+// How many k-blocks longer than an even share the finisher's piece of a one-row split is
+// (make_aligned_schedule). Chosen from session 34's traces (H100, gemm_trace, 128 x 4096 x 4096,
+// 96 CTAs): a peer's flag came ~4.0k cycles after the finisher's k-loop ended, at ~740 cycles per
+// k-block; with P = 3 pieces the finisher's extra d k-blocks end its k-loop d x 740 cycles later
+// and its peers' ~d / 2 x 740 earlier, so the wait is gone at d ~ 4.0k / (1.5 x 740) ~ 3.6.
+// Measured (H100, session 35, four rounds of tma-bench gemm --no-ordinary, builds alternating,
+// docs/perf-log.md): 128 x 4096 x 4096 23.23-23.66 -> 22.98-23.15 us (+2.0% on the medians),
+// 128 x 2112 x 7168 and 128 x 4096 x 11008 unchanged (+-0.5%, inside the rounds' spread); the
+// aligned split without a lead as the old equal ranges; a lead of 8 1.5-4% slower on all three.
+#ifndef TMA_GEMM_SPLIT_LEAD
+#define TMA_GEMM_SPLIT_LEAD 4
+#endif
+constexpr std::int32_t kSplitFinisherLead = TMA_GEMM_SPLIT_LEAD;
+
 void check_cuda(cudaError_t e, const char* what) {
   if (e != cudaSuccess)
     throw Error(cat("tma::ops::gemm: ", what, " failed: ", cudaGetErrorName(e), " (",
@@ -478,7 +492,15 @@ Resolved resolve(const GemmArgs& g, Path path, const GemmTuning& tuning) {
   }
   r.workers = split ? split_workers
                     : workers_for(clusters, p.cluster_tiles, false, tuning.max_ctas, r.cluster_m);
-  p.sched = make_schedule(p.cluster_tiles, p.k_blocks, r.workers, split);
+  // The one-row split with its pieces aligned to the tiles (gemm_schedule.hpp:
+  // make_aligned_schedule): the finisher's piece kSplitFinisherLead k-blocks longer.
+  const std::int32_t pieces = split && p.cluster_tiles > 0 ? r.workers / p.cluster_tiles : 0;
+  if (split && one_row && path == Path::kTma && tuning.max_ctas == 0 && pieces >= 2 &&
+      pieces * p.cluster_tiles == r.workers && p.k_blocks >= 2 * pieces) {
+    p.sched = make_aligned_schedule(p.cluster_tiles, p.k_blocks, pieces, kSplitFinisherLead);
+  } else {
+    p.sched = make_schedule(p.cluster_tiles, p.k_blocks, r.workers, split);
+  }
   // One slot and two flags per CTA (gemm_schedule.hpp: cta_slot).
   if (split) r.workspace_bytes = workspace_bytes(r.workers * r.cluster_m, kBlockM, block_n);
   return r;

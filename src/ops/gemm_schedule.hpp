@@ -104,6 +104,11 @@ struct Schedule {
   std::int32_t sk_rem;    // sk_tiles x k_blocks % workers
   // The division by k_blocks of the stream-K walk (next_unit, k_shift), prepared by make_schedule.
   FastDiv k_div;
+  // Aligned split (make_aligned_schedule; 0: the equal ranges above): every split tile is cut
+  // into sk_pieces ranges of its own workers, the first (the finisher's) longer than the others,
+  // which take sk_piece k-blocks each.
+  std::int32_t sk_pieces = 0;
+  std::int32_t sk_piece = 0;
 };
 
 enum class UnitKind : std::uint32_t { kWhole, kPartial, kFinish };
@@ -190,8 +195,15 @@ TMA_HOST_DEVICE inline std::int32_t cta_slot(std::int32_t w, int rank, int clust
   return w * cluster_m + rank;
 }
 
-// The first stream-K iteration of worker w (w <= workers: begin(workers) is the end).
+// The first stream-K iteration of worker w (w <= workers: begin(workers) is the end). Aligned:
+// worker w = t P + j takes piece j of split tile t, whose pieces after the first end at the tile's
+// end, sk_piece k-blocks each.
 TMA_HOST_DEVICE inline std::int32_t sk_begin(const Schedule& s, std::int32_t w) {
+  if (s.sk_pieces != 0) {
+    const std::int32_t t = w / s.sk_pieces;
+    const std::int32_t j = w - t * s.sk_pieces;
+    return t * s.k_blocks + (j == 0 ? 0 : s.k_blocks - (s.sk_pieces - j) * s.sk_piece);
+  }
   return w * s.sk_quot + sk_min(w, s.sk_rem);
 }
 
@@ -252,6 +264,12 @@ TMA_HOST_DEVICE inline std::int32_t next_peer(const Schedule& s, std::int32_t ti
 
 // The worker whose stream-K range holds iteration i (0 <= i < sk_tiles x k_blocks).
 TMA_HOST_DEVICE inline std::int32_t sk_owner(const Schedule& s, std::int32_t i) {
+  if (s.sk_pieces != 0) {
+    const std::int32_t t = i / s.k_blocks;
+    const std::int32_t first = s.k_blocks - (s.sk_pieces - 1) * s.sk_piece;  // the finisher's
+    const std::int32_t into = i - t * s.k_blocks - first;
+    return t * s.sk_pieces + (into < 0 ? 0 : 1 + into / s.sk_piece);
+  }
   const auto ui = static_cast<std::uint32_t>(i);
   const auto q = static_cast<std::uint32_t>(s.sk_quot);
   const auto r = static_cast<std::uint32_t>(s.sk_rem);
@@ -264,6 +282,9 @@ TMA_HOST_DEVICE inline std::int32_t sk_owner(const Schedule& s, std::int32_t i) 
 // The rotation of tile `tile`'s k order (0 <= shift < k_blocks; 0 for data-parallel tiles).
 TMA_HOST_DEVICE inline std::int32_t k_shift(const Schedule& s, std::int32_t tile) {
   if (tile < s.dp_tiles) return 0;
+  // Aligned: the last piece starts sk_piece k-blocks before the tile's end (and reads no
+  // divisor: the same value as the general form below, which the host tests check).
+  if (s.sk_pieces != 0) return s.sk_piece;
   const std::int32_t last = (tile - s.dp_tiles + 1) * s.k_blocks - 1;
   const auto begin = static_cast<std::uint32_t>(sk_begin(s, sk_owner(s, last)));
   const auto k = static_cast<std::uint32_t>(s.k_blocks);
@@ -322,6 +343,27 @@ inline Schedule make_schedule(std::int32_t tiles, std::int32_t k_blocks, std::in
   const std::int64_t iters = std::int64_t{s.sk_tiles} * k_blocks;
   s.sk_quot = static_cast<std::int32_t>(iters / workers);
   s.sk_rem = static_cast<std::int32_t>(iters % workers);
+  return s;
+}
+
+// The split of one cluster row of `tiles` tiles over pieces x tiles workers (gemm_config.hpp:
+// one_row_split_workers): each tile is cut into `pieces` ranges (pieces >= 2, k_blocks >=
+// pieces), worker t pieces + j taking piece j of tile t; the finisher's piece (j = 0) is at
+// least `lead` k-blocks longer than an even share, the others take what is left in equal parts
+// (at least one k-block each). Why: every piece runs from the split's start, so with equal ranges
+// all of a tile's workers end their k-loops together, and the finisher then waits while its
+// peers store their partial tiles and publish their flags (gemm_kernel.cuh: ~3-4k cycles, H100,
+// docs/perf-log.md session 34); a longer finisher piece ends when those flags are set. Same
+// decomposition rules as make_schedule's otherwise (kPartial pieces are first units, a kFinish
+// piece the last: each worker here has one unit).
+inline Schedule make_aligned_schedule(std::int32_t tiles, std::int32_t k_blocks,
+                                      std::int32_t pieces, std::int32_t lead) {
+  Schedule s = make_schedule(tiles, k_blocks, tiles * pieces, true);
+  const std::int32_t even = (k_blocks + pieces - 1) / pieces;
+  const std::int32_t rest = k_blocks - sk_min(k_blocks, even + (lead > 0 ? lead : 0));
+  const std::int32_t piece = rest / (pieces - 1);
+  s.sk_pieces = pieces;
+  s.sk_piece = piece > 1 ? piece : 1;
   return s;
 }
 

@@ -704,6 +704,15 @@ std::vector<Case> all_cases() {
     streamk(c, "tallk");
     c.m = 1, c.n = 777, c.k = 4100, c.quick = true;
     streamk(c, "m1");
+    // One tile row split into 3 pieces a tile aligned to the tiles (gemm_schedule.hpp:
+    // make_aligned_schedule) where K has just 2 x 3 k-blocks: the finisher takes 4, each peer 1.
+    c.m = 77, c.n = 1000, c.k = 371, c.quick = true;
+    streamk(c, "m77-shortk");
+    {
+      Case c2 = c;
+      c2.tuning.stream_k = 2, c2.tuning.cluster_m = 2;
+      add(c2, "streamk2/m77-shortk");
+    }
     c.quick = false;
     for (std::int64_t m : {1024, 2048, 4096}) {
       c.m = m, c.n = 2112, c.k = 7168;

@@ -462,11 +462,18 @@ std::vector<std::vector<sk::Unit>> walk(const sk::Schedule& s) {
   return units;
 }
 
+void check_schedule_of(const sk::Schedule& s, bool split);
+
 // All the schedule's promises for one (tiles, k_blocks, workers, split).
 void check_schedule(std::int32_t tiles, std::int32_t k, std::int32_t workers, bool split) {
   SCOPED_TRACE(testing::Message() << "tiles=" << tiles << " k_blocks=" << k
                                   << " workers=" << workers << " split=" << split);
-  const sk::Schedule s = sk::make_schedule(tiles, k, workers, split);
+  check_schedule_of(sk::make_schedule(tiles, k, workers, split), split);
+}
+
+// The same promises for a schedule as built (make_schedule or make_aligned_schedule).
+void check_schedule_of(const sk::Schedule& s, bool split) {
+  const std::int32_t tiles = s.tiles, k = s.k_blocks, workers = s.workers;
   ASSERT_EQ(s.dp_tiles + s.sk_tiles, tiles);
   if (split) {
     ASSERT_EQ(s.dp_tiles % workers, 0) << "the data-parallel tiles are full waves";
@@ -516,9 +523,14 @@ void check_schedule(std::int32_t tiles, std::int32_t k, std::int32_t workers, bo
           break;
       }
     }
-    if (split) {
+    if (split && s.sk_pieces == 0) {
       // Equal shares (+-1 k-block) of the stream-K iterations.
       ASSERT_TRUE(sk_iters == s.sk_quot || sk_iters == s.sk_quot + 1) << "worker " << w;
+    } else if (split) {
+      // Aligned: one piece of one tile each, sk_piece k-blocks after the tile's first piece.
+      ASSERT_EQ(mine.size(), 1u) << "worker " << w;
+      ASSERT_EQ(mine[0].tile, w / s.sk_pieces) << "worker " << w;
+      if (w % s.sk_pieces != 0) ASSERT_EQ(sk_iters, s.sk_piece) << "worker " << w;
     }
   }
   for (std::size_t i = 0; i < covered.size(); ++i)
@@ -534,6 +546,13 @@ void check_schedule(std::int32_t tiles, std::int32_t k, std::int32_t workers, bo
       const std::int32_t shift = sk::k_shift(s, u.tile);
       ASSERT_GE(shift, 0);
       ASSERT_LT(shift, k);
+      if (u.tile >= s.dp_tiles) {
+        // The general form (aligned schedules return it without a division): minus the start of
+        // the last piece, modulo K.
+        const std::int32_t last = (u.tile - s.dp_tiles + 1) * k - 1;
+        const std::int32_t into = sk::sk_begin(s, sk::sk_owner(s, last)) % k;
+        ASSERT_EQ(shift, into == 0 ? 0 : k - into) << "tile " << u.tile;
+      }
       if (u.tile < s.dp_tiles) {
         ASSERT_EQ(shift, 0) << "data-parallel tile " << u.tile;
       }
@@ -607,6 +626,39 @@ void check_schedule(std::int32_t tiles, std::int32_t k, std::int32_t workers, bo
     if (done) break;
     ASSERT_TRUE(progress) << "the workers deadlock";
   }
+}
+
+// The one-row split's aligned schedule (gemm.cu: every split of one cluster row into P pieces
+// a tile on the TMA path): the same promises, and the finisher's piece the longest.
+TEST(GemmStreamK, AlignedScheduleGivesTheFinisherTheLongerPiece) {
+  for (std::int32_t tiles : {1, 2, 17, 32, 44})
+    for (std::int32_t pieces : {2, 3, 4})
+      for (std::int32_t k : {4, 5, 8, 64, 112, 172})
+        for (std::int32_t lead : {0, 1, 4, 100}) {
+          if (k < 2 * pieces) continue;  // gemm.cu aligns only then
+          SCOPED_TRACE(testing::Message() << "tiles=" << tiles << " pieces=" << pieces
+                                          << " k_blocks=" << k << " lead=" << lead);
+          const sk::Schedule s = sk::make_aligned_schedule(tiles, k, pieces, lead);
+          ASSERT_EQ(s.sk_pieces, pieces);
+          ASSERT_EQ(s.workers, tiles * pieces);
+          ASSERT_GE(s.sk_piece, 1);
+          const std::int32_t first = k - (pieces - 1) * s.sk_piece;
+          const std::int32_t even = (k + pieces - 1) / pieces;
+          ASSERT_GE(first, std::min(k - (pieces - 1), even + lead));
+          ASSERT_LT(first, k);
+          ASSERT_GE(first, s.sk_piece);
+          check_schedule_of(s, true);
+          if (testing::Test::HasFatalFailure()) return;
+        }
+  // 128 x 4096 x 4096 (32 tiles of 64 k-blocks over 96 workers) with the lead of 4: 26 + 19 + 19.
+  const sk::Schedule s = sk::make_aligned_schedule(32, 64, 3, 4);
+  EXPECT_EQ(s.sk_piece, 19);
+  EXPECT_EQ(sk::sk_begin(s, 0), 0);
+  EXPECT_EQ(sk::sk_begin(s, 1), 26);
+  EXPECT_EQ(sk::sk_begin(s, 2), 45);
+  EXPECT_EQ(sk::sk_begin(s, 3), 64);
+  EXPECT_EQ(sk::sk_begin(s, 96), 32 * 64);
+  EXPECT_EQ(sk::k_shift(s, 5), 19);
 }
 
 TEST(GemmStreamK, ScheduleCoversEveryIterationOnceWithoutDeadlock) {

@@ -58,6 +58,10 @@ gemm only:
                    --variants cfg1_cl2,cfg2_sk2 (unknown or disallowed ones are noted, not timed)
   --shapes LIST    time these products instead of the default set: MxNxK[,MxNxK...]
                    (family "custom"), e.g. --shapes 2048x1536x2048,1024x4096x2048
+  --plan LIST      for these shapes, time a variant (as --variants names it) as "tma" in place
+                   of the plan's own choice: MxNxK=VARIANT[,...], e.g. --plan
+                   8192x4096x4096=cfg2_sk2 (an experiment aid: a plan rule measured in the
+                   default run's regime; the case's note names the override)
 
 Every case is verified first (random non-zero input, output poisoned with 0xA5, compared byte
 for byte with the input or a naive reference); a mismatch prints the first differing indices and
@@ -131,6 +135,31 @@ std::vector<Options::GemmShape> parse_shapes(std::string_view text, std::string_
   return out;
 }
 
+std::vector<Options::PlanOverride> parse_plan_overrides(std::string_view text,
+                                                        std::string_view flag) {
+  std::vector<Options::PlanOverride> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string_view item = text.substr(start, comma - start);
+    const std::size_t eq = item.find('=');
+    if (eq == std::string_view::npos) {
+      throw UsageError(std::string(flag) + " '" + std::string(item) +
+                       "' is not SHAPE=VARIANT: write MxNxK=cfgN_clC or MxNxK=cfgN_skC, e.g. "
+                       "8192x4096x4096=cfg2_sk2 (several joined by ',')");
+    }
+    const std::vector<Options::GemmShape> shape = parse_shapes(item.substr(0, eq), flag);
+    const std::vector<std::string> variant = parse_variants(item.substr(eq + 1), flag);
+    if (shape.size() != 1 || variant.size() != 1) {
+      throw UsageError(std::string(flag) + " '" + std::string(item) +
+                       "': give one shape and one variant per item, items joined by ','");
+    }
+    out.push_back({shape[0], variant[0]});
+    start = comma + 1;
+  }
+  return out;
+}
+
 std::vector<std::size_t> default_sizes(bool quick) {
   if (quick) return {1 * kMiB, 4 * kMiB, 16 * kMiB};
   return {1 * kMiB, 4 * kMiB, 16 * kMiB, 64 * kMiB, 256 * kMiB, 1 * kGiB, 4 * kGiB};
@@ -186,6 +215,9 @@ Options parse_options(int argc, char** argv) {
       o.gemm_options_given = true;
     } else if (a == "--variants") {
       o.variants = parse_variants(need_value(i, argc, argv, a), a);
+      o.gemm_options_given = true;
+    } else if (a == "--plan") {
+      o.plan_overrides = parse_plan_overrides(need_value(i, argc, argv, a), a);
       o.gemm_options_given = true;
     } else if (a == "--shapes") {
       o.shapes = parse_shapes(need_value(i, argc, argv, a), a);

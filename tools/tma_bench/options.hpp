@@ -46,6 +46,14 @@ struct Options {
   // tma_ + the name in the JSON), timed beside the plan, cuBLASLt and the ordinary path: a
   // plan alternative measured in (nearly) the regime of the default run.
   std::vector<std::string> variants;
+  // --plan: for these shapes, run one of the variants above as "tma" (the plan) instead of
+  // tma::ops::gemm's own choice: a plan rule measured in exactly the default run's regime (the
+  // same three implementations in the rotation). The case's note says so.
+  struct PlanOverride {
+    GemmShape shape;
+    std::string variant;
+  };
+  std::vector<PlanOverride> plan_overrides;
   bool no_pdl = false;  // launch tmakit's GEMMs without programmatic dependent launch
   bool gemm_options_given = false;
   std::string command_line;  // as typed, for the JSON record
@@ -64,6 +72,10 @@ std::size_t parse_size(std::string_view text, std::string_view flag);
 // "cfg1_cl2,cfg2_sk2,cfg0_sk" -> the names, each cfgN_clC (data-parallel, clusters of C) or
 // cfgN_skC / cfgN_sk (stream-K forced; clusters of C, or 1). Throws UsageError naming the flag.
 std::vector<std::string> parse_variants(std::string_view text, std::string_view flag);
+// "2048x2048x2048=cfg2_sk2,8192x4096x4096=cfg0_cl2" -> overrides (a shape and a variant name
+// each, as parse_shapes and parse_variants read them). Throws UsageError naming the flag.
+std::vector<Options::PlanOverride> parse_plan_overrides(std::string_view text,
+                                                        std::string_view flag);
 // "2048x1536x2048,1024x4096x2048" -> shapes (each extent >= 1). Throws UsageError naming the flag.
 std::vector<Options::GemmShape> parse_shapes(std::string_view text, std::string_view flag);
 // Parses argv; throws UsageError.

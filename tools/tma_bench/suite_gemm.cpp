@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <iterator>
 #include <optional>
@@ -45,6 +46,25 @@ constexpr int kTrialReps = 5;
 // Cluster sizes --sweep tries (GemmTuning::cluster_m; each configuration only where
 // ops::gemm_config_allowed says it runs with the case's B).
 constexpr int kSweepClusters[] = {1, 2, 4};
+
+// The tuning of a sweep variant by its name (parse_variants' forms: cfgN_clC data-parallel,
+// cfgN_skC / cfgN_sk stream-K forced in clusters of C / 1), or nothing for a configuration index
+// past the table.
+std::optional<ops::GemmTuning> variant_tuning(const std::string& name) {
+  int config = -1, cluster = 1;
+  char kind[3] = {0, 0, 0};
+  int used = 0;
+  if (std::sscanf(name.c_str(), "cfg%d_%2[a-z]%n", &config, kind, &used) != 2) return {};
+  const std::string rest = name.substr(static_cast<std::size_t>(used));
+  if (!rest.empty()) cluster = std::atoi(rest.c_str());
+  const bool split = std::string_view(kind) == "sk";
+  if (config < 0 || config >= ops::kNumGemmConfigs || (!split && rest.empty())) return {};
+  ops::GemmTuning t;
+  t.config = config;
+  t.cluster_m = cluster;
+  t.stream_k = split ? 2 : 1;
+  return t;
+}
 
 // ---- cases -----------------------------------------------------------------------------------
 
@@ -381,7 +401,24 @@ CaseResult run_gemm(const Case& c, Runner& r) {
     impls.push_back(
         Impl{std::move(name), "tma::ops::gemm", role, launch, bufs.d_view(0), {}, check});
   };
-  ours("tma", Role::kOurs, ops::Path::kTma, {});
+  // --plan: a variant in the plan's place for this shape (an experiment aid, named in the note).
+  ops::GemmTuning plan_tuning;
+  for (const Options::PlanOverride& o : r.options().plan_overrides) {
+    if (o.shape.m != g.m || o.shape.n != g.n || o.shape.k != g.k) continue;
+    const std::optional<ops::GemmTuning> t = variant_tuning(o.variant);
+    if (!t || !ops::gemm_config_allowed(ops::kGemmConfigs[t->config], t->cluster_m,
+                                        !c.gemm->b_row_major)) {
+      if (!result.note.empty()) result.note += "; ";
+      result.note += "--plan " + o.variant +
+                     " not applied: no such configuration, or not "
+                     "allowed for this layout; the plan's own choice ran";
+      continue;
+    }
+    plan_tuning = *t;
+    if (!result.note.empty()) result.note += "; ";
+    result.note += "plan overridden (--plan): " + o.variant;
+  }
+  ours("tma", Role::kOurs, ops::Path::kTma, plan_tuning);
 
   std::optional<CublasGemm> lt;
   ImplResult cublas_failed;

@@ -284,6 +284,20 @@ TEST(Options, GemmFlags) {
     const char* argv_bad[] = {"tma-bench", "gemm", "--variants", text};
     EXPECT_THROW(parse_options(4, const_cast<char**>(argv_bad)), UsageError) << text;
   }
+  const char* plan[] = {"tma-bench", "gemm", "--plan", "8192x4096x4096=cfg2_sk2,64x8x16=cfg1_sk1"};
+  const Options p = parse_options(4, const_cast<char**>(plan));
+  ASSERT_EQ(p.plan_overrides.size(), 2u);
+  EXPECT_EQ(p.plan_overrides[0].shape.m, 8192);
+  EXPECT_EQ(p.plan_overrides[0].shape.n, 4096);
+  EXPECT_EQ(p.plan_overrides[0].variant, "cfg2_sk2");
+  EXPECT_EQ(p.plan_overrides[1].shape.k, 16);
+  EXPECT_EQ(p.plan_overrides[1].variant, "cfg1_sk");
+  EXPECT_TRUE(p.gemm_options_given);
+  for (const char* text : {"8192x4096x4096", "8192x4096x4096=", "=cfg2_sk2", "8192x4096=cfg2_sk2",
+                           "8192x4096x4096=cfg2_sk2,", "8192x4096x4096=cfg2_sk2=cfg1_cl1"}) {
+    const char* argv_bad[] = {"tma-bench", "gemm", "--plan", text};
+    EXPECT_THROW(parse_options(4, const_cast<char**>(argv_bad)), UsageError) << text;
+  }
 }
 
 // A verified, timed implementation of `c` that took `ms`.
