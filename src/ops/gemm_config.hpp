@@ -94,11 +94,15 @@ TMA_HOST_DEVICE constexpr int row_box_stage_rows(int block_n, int cluster_m) {
 // stream-K handoff (the flag poll, the slot writes) on 3 + w; ping-pong: warpgroup w waits for
 // its turn at the tensor cores on 5 + w (the other warpgroup arrives there). TMA path: the
 // warpgroup that wrote half h of a partial tile arrives on 7 + h, where the producer warpgroup's
-// flag warp (kFlagWarp) waits before it publishes the half (gemm_kernel.cuh: publish_flags).
+// flag warp (kFlagWarp) waits before it publishes the half (gemm_kernel.cuh: publish_flags); in
+// an aligned one-row split (Schedule::sk_pieces) the flag warp of a finisher arrives on 9 + h once
+// it has seen every peer's flag of half h, where the finishing warpgroup waits before it copies
+// the peers' partial tiles in (add_peer_partials_bulk).
 inline constexpr std::uint32_t kEpilogueBarrier = 1;
 inline constexpr std::uint32_t kStreamKBarrier = 3;
 inline constexpr std::uint32_t kOrderBarrier = 5;
 inline constexpr std::uint32_t kFlagBarrier = 7;
+inline constexpr std::uint32_t kReadyBarrier = 9;
 inline constexpr int kFlagWarp = 1;  // of the producer warpgroup (TMA path: warp 0 loads)
 
 // The compiled configurations (kGemmConfigs in ops/gemm.hpp, by index) as types.
@@ -140,6 +144,10 @@ struct Config {
   static constexpr bool kWide = kPingPong && kBlockN > 128;
   static constexpr int kProducerRegisters = kWide ? kWideProducerRegs : kProducerRegs;
   static constexpr int kConsumerRegisters = kWide ? kWideConsumerRegs : kConsumerRegs;
+  // An aligned one-row split's finisher waits for its peers' flags through its flag warp
+  // (gemm_kernel.cuh: publish_flags, kReadyBarrier). Not the wide ping-pong: its consumers have
+  // no register to spare for the second copy path (24 bytes of spills); it polls as before.
+  static constexpr bool kPrepollFlags = !kWide;
   static_assert(kStages >= 2 && kStages <= 8, "2..8 pipeline stages");
   // 227 KiB is the opt-in maximum per block on sm_90 (cudaDevAttrMaxSharedMemoryPerBlockOptin),
   // static shared memory (the barriers) included.

@@ -464,24 +464,54 @@ __device__ __forceinline__ int half_row0(int tm, int half) {
 // observed through the barrier; the same chain as the warpgroup's own bar.sync before). The halves
 // are those finish_unit publishes: rows below m (a CTA past the last tile row publishes none).
 // Trace builds stamp role 0's points 14 + half of the unit when a flag is set.
+template <class Cfg>
 __device__ __forceinline__ void publish_flags(const Params& p, int rank, int cluster_m) {
   const int worker = worker_of(p);
   Cursor cursor = schedule_start(p.sched, worker);
   Unit u;
   int i = 0;
-  bool partial = false;
+  bool partial = false, split_unit = false;
   for (; next_unit(p.sched, cursor, u); ++i) {
     if (u.kind == UnitKind::kPartial) {
       partial = true;
       break;
     }
-    if (u.tile >= p.sched.dp_tiles) break;  // the range starts at a tile's k-block 0
+    if (u.tile >= p.sched.dp_tiles) {  // the range starts at a tile's k-block 0
+      split_unit = true;
+      break;
+    }
   }
-  if (!partial) return;
+  const bool lane0 = threadIdx.x % 32 == 0;
+  if (!partial) {
+    // An aligned one-row split's finisher (one unit a worker: this one): its peers' flags, polled
+    // here while its consumers still run their longer k-loop, so that the finishing warpgroup
+    // only meets kReadyBarrier + half (its acquire of the flags' data at CTA scope: bar.arrive
+    // releases what lane 0's ld.acquire.gpu observed) instead of polling them one after the other
+    // after its k-loop. The halves are finish_unit's: rows below m.
+    if constexpr (Cfg::kPrepollFlags) {
+      if (p.sched.sk_pieces != 0 && split_unit && u.kind == UnitKind::kFinish) {
+        // One cluster row: the CTA's tile row is its rank; the peers are the tile's other
+        // workers, worker + 1 .. worker + sk_pieces - 1 (make_aligned_schedule), read without the
+        // schedule's divisions (this warp has the producer warpgroup's 24-40 registers).
+        for (int half = 0; half < kBlockM / 64; ++half) {
+          if (half_row0(rank, half) >= p.m) break;
+          if (lane0) {
+            for (int v = worker + p.sched.sk_pieces - 1; v > worker; --v) {
+              const int c = cta_slot(v, rank, cluster_m);
+              wait_flag(flag_at(p, c, half), p.sk_epoch, c, half);
+            }
+          }
+          __syncwarp();
+          named_barrier_arrive(kReadyBarrier + static_cast<std::uint32_t>(half),
+                               kWarpgroupThreads + 32);
+        }
+      }
+    }
+    return;
+  }
   int tm, tn;
   tile_of(p, u.tile, rank, cluster_m, tm, tn);
   const int c = cta_slot(worker, rank, cluster_m);
-  const bool lane0 = threadIdx.x % 32 == 0;
   for (int half = 0; half < kBlockM / 64; ++half) {
     if (half_row0(tm, half) >= p.m) break;
     named_barrier_sync(kFlagBarrier + static_cast<std::uint32_t>(half), kWarpgroupThreads + 32);
@@ -553,7 +583,7 @@ struct PeerPieces {
                 "two pieces of a peer's half-slot fit in half of the ring");
 };
 
-template <class Cfg>
+template <class Cfg, bool kReady>
 __device__ __forceinline__ void add_peer_partials_bulk(
     float (&acc)[Cfg::kAccumulators], const Params& p, int tile, int w, int rank, int cluster_m,
     int half, int wgc, Pipeline<Cfg::kStages>& pipe, PipelineState s, unsigned char* ring,
@@ -566,10 +596,14 @@ __device__ __forceinline__ void add_peer_partials_bulk(
   // The leader's issue cursor: peer iv's piece ik is the next to copy, into buffer `issued` % 2.
   int iv = last_peer(p.sched, tile, w), ik = 0;
   std::uint32_t issued = 0;
+  // Aligned one-row split: the flag warp has seen every peer's flag of this half (publish_flags).
+  if constexpr (kReady) {
+    named_barrier_sync(kReadyBarrier + static_cast<std::uint32_t>(half), kWarpgroupThreads + 32);
+  }
   const auto issue = [&] {
     const int c = cta_slot(iv, rank, cluster_m);
     if (ik == 0) {
-      wait_flag(flag_at(p, c, half), p.sk_epoch, c, wgc);
+      if constexpr (!kReady) wait_flag(flag_at(p, c, half), p.sk_epoch, c, wgc);
       // The slot's generic-proxy stores, acquired through the flag, before the bulk copy's
       // async-proxy reads.
       fence_proxy_async_global();
@@ -708,8 +742,15 @@ __device__ __forceinline__ void finish_unit(float (&acc)[Cfg::kHalves][Cfg::kAcc
     }
     if (u.kind == UnitKind::kFinish) {
       if constexpr (kTma) {
-        add_peer_partials_bulk<Cfg>(acc[h], p, u.tile, worker, rank, cluster_m, half, wgc, pipe, s,
-                                    ring, c_bar, es);
+        // An aligned one-row split: the flag warp has polled the peers' flags (publish_flags).
+        // Two instances rather than a run-time test on every copy issue inside.
+        if (Cfg::kPrepollFlags && p.sched.sk_pieces != 0) {
+          add_peer_partials_bulk<Cfg, true>(acc[h], p, u.tile, worker, rank, cluster_m, half, wgc,
+                                            pipe, s, ring, c_bar, es);
+        } else {
+          add_peer_partials_bulk<Cfg, false>(acc[h], p, u.tile, worker, rank, cluster_m, half, wgc,
+                                             pipe, s, ring, c_bar, es);
+        }
       } else {
         add_peer_partials<Cfg>(acc[h], p, u.tile, worker, rank, cluster_m, half, wgc, es.unit);
       }
@@ -928,7 +969,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         if constexpr (TMA_GEMM_TRACE != 0) trace_kernel(p, kProducerDone, clock64());
       }
       if (p.sched.sk_tiles > 0 && static_cast<int>(threadIdx.x) / 32 == kFlagWarp)
-        publish_flags(p, rank, cluster_m);
+        publish_flags<Cfg>(p, rank, cluster_m);
     } else {
       produce_ordinary<Cfg, kA, kB>(pipe, smem, p);
     }

@@ -712,6 +712,12 @@ std::vector<Case> all_cases() {
       Case c2 = c;
       c2.tuning.stream_k = 2, c2.tuning.cluster_m = 2;
       add(c2, "streamk2/m77-shortk");
+      // The ping-pongs: 128 x 128 (its finisher's flag warp polls the peers' flags,
+      // gemm_config.hpp: kPrepollFlags) and 128 x 176 (its finisher polls them itself).
+      for (int config : {2, 7}) {
+        c2.tuning.config = config, c2.tuning.cluster_m = 1;
+        add(c2, "streamk/m77-shortk-cfg" + std::to_string(config));
+      }
     }
     c.quick = false;
     for (std::int64_t m : {1024, 2048, 4096}) {
