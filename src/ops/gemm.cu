@@ -477,10 +477,10 @@ Resolved resolve(const GemmArgs& g, Path path, const GemmTuning& tuning) {
   // A split of one tile row over the whole GPU runs fewer workers, so that each finisher has
   // fewer pieces to add (gemm_config.hpp: one_row_split_workers); a caller's max_ctas is taken as
   // it is.
-  const bool one_row = (p.tiles_m + r.cluster_m - 1) / r.cluster_m == 1;
+  const bool one_row_split = (p.tiles_m + r.cluster_m - 1) / r.cluster_m == 1 &&
+                             path == Path::kTma && tuning.max_ctas == 0;
   int split_workers = workers_for(clusters, p.cluster_tiles, true, tuning.max_ctas, r.cluster_m);
-  if (one_row && path == Path::kTma && tuning.max_ctas == 0)
-    split_workers = one_row_split_workers(split_workers, p.cluster_tiles);
+  if (one_row_split) split_workers = one_row_split_workers(split_workers, p.cluster_tiles);
   bool split = choice.split;
   if (split && !stream_k_fits(p.cluster_tiles, p.k_blocks, split_workers)) {
     if (tuning.stream_k == 2)
@@ -495,8 +495,8 @@ Resolved resolve(const GemmArgs& g, Path path, const GemmTuning& tuning) {
   // The one-row split with its pieces aligned to the tiles (gemm_schedule.hpp:
   // make_aligned_schedule): the finisher's piece kSplitFinisherLead k-blocks longer.
   const std::int32_t pieces = split && p.cluster_tiles > 0 ? r.workers / p.cluster_tiles : 0;
-  if (split && one_row && path == Path::kTma && tuning.max_ctas == 0 && pieces >= 2 &&
-      pieces * p.cluster_tiles == r.workers && p.k_blocks >= 2 * pieces) {
+  if (split && one_row_split && pieces >= 2 && pieces * p.cluster_tiles == r.workers &&
+      p.k_blocks >= 2 * pieces) {
     p.sched = make_aligned_schedule(p.cluster_tiles, p.k_blocks, pieces, kSplitFinisherLead);
   } else {
     p.sched = make_schedule(p.cluster_tiles, p.k_blocks, r.workers, split);

@@ -530,7 +530,9 @@ void check_schedule_of(const sk::Schedule& s, bool split) {
       // Aligned: one piece of one tile each, sk_piece k-blocks after the tile's first piece.
       ASSERT_EQ(mine.size(), 1u) << "worker " << w;
       ASSERT_EQ(mine[0].tile, w / s.sk_pieces) << "worker " << w;
-      if (w % s.sk_pieces != 0) ASSERT_EQ(sk_iters, s.sk_piece) << "worker " << w;
+      if (w % s.sk_pieces != 0) {
+        ASSERT_EQ(sk_iters, s.sk_piece) << "worker " << w;
+      }
     }
   }
   for (std::size_t i = 0; i < covered.size(); ++i)

@@ -19,7 +19,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <functional>
 #include <iterator>
 #include <optional>
@@ -47,23 +46,33 @@ constexpr int kTrialReps = 5;
 // ops::gemm_config_allowed says it runs with the case's B).
 constexpr int kSweepClusters[] = {1, 2, 4};
 
-// The tuning of a sweep variant by its name (parse_variants' forms: cfgN_clC data-parallel,
-// cfgN_skC / cfgN_sk stream-K forced in clusters of C / 1), or nothing for a configuration index
-// past the table.
-std::optional<ops::GemmTuning> variant_tuning(const std::string& name) {
-  int config = -1, cluster = 1;
-  char kind[3] = {0, 0, 0};
-  int used = 0;
-  if (std::sscanf(name.c_str(), "cfg%d_%2[a-z]%n", &config, kind, &used) != 2) return {};
-  const std::string rest = name.substr(static_cast<std::size_t>(used));
-  if (!rest.empty()) cluster = std::atoi(rest.c_str());
-  const bool split = std::string_view(kind) == "sk";
-  if (config < 0 || config >= ops::kNumGemmConfigs || (!split && rest.empty())) return {};
-  ops::GemmTuning t;
-  t.config = config;
-  t.cluster_m = cluster;
-  t.stream_k = split ? 2 : 1;
-  return t;
+// The sweep's variants for a case, in timing order, each with its name (tma_ + the name in the
+// JSON; --variants and --plan take them by it) and its tuning: per configuration, data-parallel
+// in clusters of 1, 2 and 4 (cfgN_clC), then stream-K forced in clusters of 1 (cfgN_sk), 2 and 4
+// (cfgN_sk2, cfgN_sk4: B multicast as data-parallel); only what ops::gemm_config_allowed lets
+// run with the case's B.
+struct Variant {
+  std::string name;
+  ops::GemmTuning tuning;
+};
+std::vector<Variant> sweep_variants(bool b_row_major) {
+  std::vector<Variant> out;
+  for (int config = 0; config < ops::kNumGemmConfigs; ++config) {
+    for (const int stream_k : {1, 2}) {
+      for (const int cluster : kSweepClusters) {
+        if (!ops::gemm_config_allowed(ops::kGemmConfigs[config], cluster, !b_row_major)) continue;
+        const std::string kind = stream_k == 1  ? "_cl" + std::to_string(cluster)
+                                 : cluster == 1 ? std::string("_sk")
+                                                : "_sk" + std::to_string(cluster);
+        ops::GemmTuning t;
+        t.config = config;
+        t.cluster_m = cluster;
+        t.stream_k = stream_k;  // 1: data-parallel, the configurations as such; 2: split
+        out.push_back({"cfg" + std::to_string(config) + kind, t});
+      }
+    }
+  }
+  return out;
 }
 
 // ---- cases -----------------------------------------------------------------------------------
@@ -402,20 +411,24 @@ CaseResult run_gemm(const Case& c, Runner& r) {
         Impl{std::move(name), "tma::ops::gemm", role, launch, bufs.d_view(0), {}, check});
   };
   // --plan: a variant in the plan's place for this shape (an experiment aid, named in the note).
+  const std::vector<Variant> variants = sweep_variants(c.gemm->b_row_major);
+  const auto variant_named = [&](const std::string& name) -> const Variant* {
+    for (const Variant& v : variants)
+      if (v.name == name) return &v;
+    return nullptr;
+  };
   ops::GemmTuning plan_tuning;
   for (const Options::PlanOverride& o : r.options().plan_overrides) {
     if (o.shape.m != g.m || o.shape.n != g.n || o.shape.k != g.k) continue;
-    const std::optional<ops::GemmTuning> t = variant_tuning(o.variant);
-    if (!t || !ops::gemm_config_allowed(ops::kGemmConfigs[t->config], t->cluster_m,
-                                        !c.gemm->b_row_major)) {
-      if (!result.note.empty()) result.note += "; ";
+    if (!result.note.empty()) result.note += "; ";
+    const Variant* v = variant_named(o.variant);
+    if (v == nullptr) {
       result.note += "--plan " + o.variant +
                      " not applied: no such configuration, or not "
                      "allowed for this layout; the plan's own choice ran";
       continue;
     }
-    plan_tuning = *t;
-    if (!result.note.empty()) result.note += "; ";
+    plan_tuning = v->tuning;
     result.note += "plan overridden (--plan): " + o.variant;
   }
   ours("tma", Role::kOurs, ops::Path::kTma, plan_tuning);
@@ -436,33 +449,8 @@ CaseResult run_gemm(const Case& c, Runner& r) {
     return true;
   };
   if (r.options().sweep || !wanted.empty()) {
-    for (int config = 0; config < ops::kNumGemmConfigs; ++config) {
-      for (const int cluster : kSweepClusters) {
-        if (!ops::gemm_config_allowed(ops::kGemmConfigs[config], cluster, !c.gemm->b_row_major))
-          continue;
-        const std::string name = "cfg" + std::to_string(config) + "_cl" + std::to_string(cluster);
-        if (!take(name)) continue;
-        ops::GemmTuning t;
-        t.config = config;
-        t.cluster_m = cluster;
-        t.stream_k = 1;  // data-parallel: the configurations as such
-        ours("tma_" + name, Role::kVariant, ops::Path::kTma, t);
-      }
-      // Stream-K forced: clusters of 1 (_sk), 2 and 4 (_sk2, _sk4: B multicast as
-      // data-parallel).
-      for (const int cluster : kSweepClusters) {
-        if (!ops::gemm_config_allowed(ops::kGemmConfigs[config], cluster, !c.gemm->b_row_major))
-          continue;
-        const std::string name =
-            "cfg" + std::to_string(config) +
-            (cluster == 1 ? std::string("_sk") : "_sk" + std::to_string(cluster));
-        if (!take(name)) continue;
-        ops::GemmTuning t;
-        t.config = config;
-        t.cluster_m = cluster;
-        t.stream_k = 2;
-        ours("tma_" + name, Role::kVariant, ops::Path::kTma, t);
-      }
+    for (const Variant& v : variants) {
+      if (take(v.name)) ours("tma_" + v.name, Role::kVariant, ops::Path::kTma, v.tuning);
     }
     for (std::size_t v = 0; v < wanted.size(); ++v) {
       if (!found[v] && !r.options().sweep) {
