@@ -4,6 +4,8 @@
 // One CTA = 3 warpgroups, persistent over output tiles of kBlockM x kBlockN:
 //
 //   warpgroup 0 (producer, setmaxnreg.dec)   warpgroups 1, 2 (consumers, setmaxnreg.inc)
+//   (except the 128 x 176 ping-pong, both after walking their first unit; the producer issues
+//   its first k-block before the dec: produce_tma_early)
 //   -----------------------------------      ------------------------------------------------
 //   TMA path: one thread, per k-block:       per k-block: wait full, 4 x wgmma m64nNk16 on
 //     acquire stage (empty barrier)            rows 64 w .. 64 w + 63 of the A tile and the
@@ -90,7 +92,171 @@ __device__ __forceinline__ void atom_coords(std::int32_t (&c)[2], int k0, int mn
 using AtomBox = Box<std::uint16_t, 64, 64>;  // one atom: 8 KiB
 static_assert(AtomBox::kBytes == kAtomBytes, "an atom is a 64 x 64 box of 16-bit elements");
 
-// One thread. Loads every k-block of every tile of this CTA into the ring.
+// What the TMA producer needs of its CTA's place in the cluster: the multicast mask and its share
+// of B. Atoms (MN-major B): with a cluster each CTA loads its share of the B atoms, atoms
+// [ceil(r A / c), ceil((r + 1) A / c)) for rank r of c CTAs and A atoms (the lower ranks the
+// larger shares; in clusters of 4 a CTA may get none), and multicasts them to all. A box
+// (K-major B): its share of the rows (row_box_rows: the map's box holds kBlockN / cluster_m
+// rows rounded up to 8), starting b_start rows into the tile (row_box_start: where the shares
+// overlap, the last one ends at kBlockN).
+template <class Cfg, MatrixMajor kB>
+struct ProducerShare {
+  std::uint16_t mask;
+  int b_start, b_first, b_count;
+  __device__ __forceinline__ ProducerShare(int rank, int cluster_m) {
+    mask = cta_mask_all(static_cast<std::uint32_t>(cluster_m));
+    b_start = kB == MatrixMajor::kK ? row_box_start(Cfg::kBlockN, cluster_m, rank) : 0;
+    const int log2_cluster = cluster_m >> 1;  // cluster_m is 1, 2 or 4: a shift, not a division
+    b_first = (rank * Cfg::kAtomsB + cluster_m - 1) >> log2_cluster;
+    b_count = (((rank + 1) * Cfg::kAtomsB + cluster_m - 1) >> log2_cluster) - b_first;
+  }
+};
+
+// One k-block into stage s, which the caller has acquired: the full barrier's expected bytes, then
+// A's and B's copies (k0: the k-block's first element; a_row, b_col: this CTA's first A row and B
+// column; tn: the output tile's column).
+template <class Cfg, MatrixMajor kA, MatrixMajor kB>
+__device__ __forceinline__ void issue_k_block(Pipeline<Cfg::kStages>& pipe, PipelineState s,
+                                              unsigned char* smem, const TensorMap* map_a,
+                                              const TensorMap* map_b,
+                                              const ProducerShare<Cfg, kB>& share, int cluster_m,
+                                              int k0, int a_row, int b_col, int tn) {
+  constexpr bool kBoxA = kA == MatrixMajor::kK;
+  constexpr bool kBoxB = kB == MatrixMajor::kK;
+  // Every A and B byte of the stage lands in this CTA: its own copies and the peers'
+  // multicast shares of B (overlapping shares: row_box_stage_rows rows of B).
+  if constexpr (kBoxB && Cfg::kBlockN % 32 != 0) {
+    // (Clusters of 4 overlap where kBlockN is not a multiple of 32, clusters of 2 where it
+    // is not one of 16: 136. Selects of constants, no value of their own live across the
+    // loop: config 7's producer has 24 registers.)
+    constexpr std::uint32_t kOverlapped2 =
+        Cfg::kABytes + static_cast<std::uint32_t>(row_box_stage_rows(Cfg::kBlockN, 2)) * 128;
+    constexpr std::uint32_t kOverlapped4 =
+        Cfg::kABytes + static_cast<std::uint32_t>(row_box_stage_rows(Cfg::kBlockN, 4)) * 128;
+    if constexpr (kOverlapped2 == Cfg::kStageBytes) {
+      pipe.producer_commit(s, cluster_m == 4 ? kOverlapped4 : Cfg::kStageBytes);
+    } else {
+      pipe.producer_commit(s, cluster_m == 4   ? kOverlapped4
+                              : cluster_m == 2 ? kOverlapped2
+                                               : Cfg::kStageBytes);
+    }
+  } else {
+    pipe.producer_commit(s, Cfg::kStageBytes);
+  }
+  unsigned char* a = smem + s.index * Cfg::kStageBytes;
+  unsigned char* b = a + Cfg::kABytes;
+  if constexpr (kBoxA) {
+    const std::int32_t c[2] = {k0, a_row};
+    load(a, map_a, pipe.full(s), c);
+  } else {
+#pragma unroll
+    for (int j = 0; j < Cfg::kAtomsA; ++j) {
+      std::int32_t c[2];
+      atom_coords<kA>(c, k0, a_row + 64 * j);
+      load(a + j * kAtomBytes, map_a, pipe.full(s), c);
+    }
+  }
+  if constexpr (kBoxB) {
+    const std::int32_t c[2] = {k0, b_col};
+    // This CTA's rows start b_start rows into the stage's B tile: b_col minus the
+    // tile's first column, re-derived here rather than kept in a register of its own (at 24
+    // registers, config 7's producer spilled with one more value live across the k-loop).
+    unsigned char* dst = b + (b_col - tn * Cfg::kBlockN) * 128;
+    if (cluster_m == 1) {
+      load(dst, map_b, pipe.full(s), c);
+    } else {
+      load_multicast(dst, map_b, pipe.full(s), c, share.mask);
+    }
+  } else {
+    for (int j = share.b_first; j < share.b_first + share.b_count; ++j) {
+      std::int32_t c[2];
+      atom_coords<kB>(c, k0, b_col + 64 * j);
+      if (cluster_m == 1) {
+        load(b + j * kAtomBytes, map_b, pipe.full(s), c);
+      } else {
+        load_multicast(b + j * kAtomBytes, map_b, pipe.full(s), c, share.mask);
+      }
+    }
+  }
+}
+
+// TMA_GEMM_EARLY_ISSUE (1, the default): configurations with Config::kEarlyIssue start with
+// produce_tma_early, and their consumers walk their first unit before their setmaxnreg.inc
+// (consume's `ready`). 0: every configuration as the wide ping-pong (the order before session 36,
+// kept to reproduce its measurements).
+#ifndef TMA_GEMM_EARLY_ISSUE
+#define TMA_GEMM_EARLY_ISSUE 1
+#endif
+
+// produce_tma with the warpgroup's setmaxnreg.dec inside: all 128 threads of the producer
+// warpgroup walk the first unit (the same values in every thread), thread 0 issues its first
+// k-block, then the whole warpgroup decs (setmaxnreg is .sync.aligned: one instruction for all
+// four warps), the other threads return and thread 0 goes on with the walked unit. Why: the
+// first load no longer waits for the dec, and the consumers' setmaxnreg.inc (which waits for the
+// dec) no longer comes before their own walk, so both walks run from the cluster barrier on.
+// Measured (H100, session 36, docs/perf-log.md; gemm_trace, clean cold operands, evict): the
+// first load 2.0-2.1k cycles after entry instead of 2.1-2.5k, the consumers' first unit ~400
+// cycles earlier at 2048^3; in the README regime 2048^3 +1%, 1024^3 +4-5%. Issuing 2 k-blocks
+// before the dec was slower (the consumers wait for it); all kStages before it, with the walk
+// done again after the dec, ~0.5 us slower at 2048^3.
+template <class Cfg, MatrixMajor kA, MatrixMajor kB>
+__device__ __forceinline__ void produce_tma_early(Pipeline<Cfg::kStages>& pipe, unsigned char* smem,
+                                                  const TensorMap* map_a, const TensorMap* map_b,
+                                                  const Params& p, int rank, int cluster_m) {
+  static_assert(kB == MatrixMajor::kK || !Cfg::kRowBoxB,
+                "a width that is not a multiple of 64 needs B K-major");
+  const ProducerShare<Cfg, kB> share(rank, cluster_m);
+  PipelineState s = pipe.start();
+  Cursor cursor = schedule_start(p.sched, worker_of(p));
+  Unit u;
+  bool have = next_unit(p.sched, cursor, u);
+  int tm = 0, tn = 0, kr = 0, left = 0;
+  if (have) {
+    tile_of(p, u.tile, rank, cluster_m, tm, tn);
+    kr = rotated_k_block(p.sched, k_shift(p.sched, u.tile), u.kb_begin);
+    left = u.kb_end - u.kb_begin;
+  }
+  if (threadIdx.x == 0) {
+    if constexpr (TMA_GEMM_TRACE != 0) trace_kernel(p, kProducerCursor, clock64());
+    trace(p, 0, 0, 0);
+    if (left > 0) {
+      pipe.producer_acquire(s);  // the ring is empty: no wait
+      trace(p, 0, 0, 1);
+      issue_k_block<Cfg, kA, kB>(pipe, s, smem, map_a, map_b, share, cluster_m, kr * kBlockK,
+                                 tm * kBlockM, tn * Cfg::kBlockN + share.b_start, tn);
+      kr = kr + 1 == p.sched.k_blocks ? 0 : kr + 1;
+      s.advance();
+      --left;
+    }
+  }
+  warpgroup_reg_dealloc<Cfg::kProducerRegisters>();
+  if (threadIdx.x != 0) return;
+  if constexpr (TMA_GEMM_TRACE != 0) trace_kernel(p, kProducerRegAlloc, clock64());
+  for (int i = 0; have; ++i) {
+    const int a_row = tm * kBlockM;
+    const int b_col = tn * Cfg::kBlockN + share.b_start;
+    for (; left > 0; --left) {
+      pipe.producer_acquire(s);
+      if (i > 0 && left == u.kb_end - u.kb_begin) trace(p, 0, i, 1);
+      issue_k_block<Cfg, kA, kB>(pipe, s, smem, map_a, map_b, share, cluster_m, kr * kBlockK, a_row,
+                                 b_col, tn);
+      kr = kr + 1 == p.sched.k_blocks ? 0 : kr + 1;
+      s.advance();
+    }
+    trace(p, 0, i, 2);
+    have = next_unit(p.sched, cursor, u);
+    if (have) {
+      tile_of(p, u.tile, rank, cluster_m, tm, tn);
+      trace(p, 0, i + 1, 0);
+      kr = rotated_k_block(p.sched, k_shift(p.sched, u.tile), u.kb_begin);
+      left = u.kb_end - u.kb_begin;
+    }
+  }
+  pipe.producer_drain(s);
+}
+
+// One thread. Loads every k-block of every tile of this CTA into the ring (after the producer
+// warpgroup's setmaxnreg.dec; produce_tma_early is the same walk with the dec inside).
 //
 // A K-major operand goes in one box per k-block: A's kBlockM rows, B's block_n / cluster_m rows
 // of this CTA (multicast to the cluster), each row one 128-byte swizzle row, so the box lands as
@@ -103,20 +269,9 @@ template <class Cfg, MatrixMajor kA, MatrixMajor kB>
 __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsigned char* smem,
                                             const TensorMap* map_a, const TensorMap* map_b,
                                             const Params& p, int rank, int cluster_m) {
-  constexpr bool kBoxA = kA == MatrixMajor::kK;
-  constexpr bool kBoxB = kB == MatrixMajor::kK;
-  static_assert(kBoxB || !Cfg::kRowBoxB, "a width that is not a multiple of 64 needs B K-major");
-  const std::uint16_t mask = cta_mask_all(static_cast<std::uint32_t>(cluster_m));
-  // Atoms (MN-major B): with a cluster each CTA loads its share of the B atoms, atoms
-  // [ceil(r A / c), ceil((r + 1) A / c)) for rank r of c CTAs and A atoms (the lower ranks the
-  // larger shares; in clusters of 4 a CTA may get none), and multicasts them to all. A box
-  // (K-major B): its share of the rows (row_box_rows: the map's box holds kBlockN / cluster_m
-  // rows rounded up to 8), starting b_start rows into the tile (row_box_start: where the shares
-  // overlap, the last one ends at kBlockN).
-  const int b_start = kBoxB ? row_box_start(Cfg::kBlockN, cluster_m, rank) : 0;
-  const int log2_cluster = cluster_m >> 1;  // cluster_m is 1, 2 or 4: a shift, not a division
-  const int b_first = (rank * Cfg::kAtomsB + cluster_m - 1) >> log2_cluster;
-  const int b_count = (((rank + 1) * Cfg::kAtomsB + cluster_m - 1) >> log2_cluster) - b_first;
+  static_assert(kB == MatrixMajor::kK || !Cfg::kRowBoxB,
+                "a width that is not a multiple of 64 needs B K-major");
+  const ProducerShare<Cfg, kB> share(rank, cluster_m);
   PipelineState s = pipe.start();
   Cursor cursor = schedule_start(p.sched, worker_of(p));
   Unit u;
@@ -134,69 +289,15 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
     tile_of(p, u.tile, rank, cluster_m, tm, tn);
     trace(p, 0, i, 0);
     const int a_row = tm * kBlockM;
-    const int b_col = tn * Cfg::kBlockN + b_start;
+    const int b_col = tn * Cfg::kBlockN + share.b_start;
     // The tile's k order (gemm_schedule.hpp: k_shift, rotated_k_block), stepped with a wrap.
     int kr = rotated_k_block(p.sched, k_shift(p.sched, u.tile), u.kb_begin);
     for (int left = u.kb_end - u.kb_begin; left > 0; --left) {
       pipe.producer_acquire(s);
       if (left == u.kb_end - u.kb_begin) trace(p, 0, i, 1);
-      // Every A and B byte of the stage lands in this CTA: its own copies and the peers'
-      // multicast shares of B (overlapping shares: row_box_stage_rows rows of B).
-      if constexpr (kBoxB && Cfg::kBlockN % 32 != 0) {
-        // (Clusters of 4 overlap where kBlockN is not a multiple of 32, clusters of 2 where it
-        // is not one of 16: 136. Selects of constants, no value of their own live across the
-        // loop: config 7's producer has 24 registers.)
-        constexpr std::uint32_t kOverlapped2 =
-            Cfg::kABytes + static_cast<std::uint32_t>(row_box_stage_rows(Cfg::kBlockN, 2)) * 128;
-        constexpr std::uint32_t kOverlapped4 =
-            Cfg::kABytes + static_cast<std::uint32_t>(row_box_stage_rows(Cfg::kBlockN, 4)) * 128;
-        if constexpr (kOverlapped2 == Cfg::kStageBytes) {
-          pipe.producer_commit(s, cluster_m == 4 ? kOverlapped4 : Cfg::kStageBytes);
-        } else {
-          pipe.producer_commit(s, cluster_m == 4   ? kOverlapped4
-                                  : cluster_m == 2 ? kOverlapped2
-                                                   : Cfg::kStageBytes);
-        }
-      } else {
-        pipe.producer_commit(s, Cfg::kStageBytes);
-      }
-      unsigned char* a = smem + s.index * Cfg::kStageBytes;
-      unsigned char* b = a + Cfg::kABytes;
-      const int k0 = kr * kBlockK;
+      issue_k_block<Cfg, kA, kB>(pipe, s, smem, map_a, map_b, share, cluster_m, kr * kBlockK, a_row,
+                                 b_col, tn);
       kr = kr + 1 == p.sched.k_blocks ? 0 : kr + 1;
-      if constexpr (kBoxA) {
-        const std::int32_t c[2] = {k0, a_row};
-        load(a, map_a, pipe.full(s), c);
-      } else {
-#pragma unroll
-        for (int j = 0; j < Cfg::kAtomsA; ++j) {
-          std::int32_t c[2];
-          atom_coords<kA>(c, k0, a_row + 64 * j);
-          load(a + j * kAtomBytes, map_a, pipe.full(s), c);
-        }
-      }
-      if constexpr (kBoxB) {
-        const std::int32_t c[2] = {k0, b_col};
-        // This CTA's rows start b_start rows into the stage's B tile: b_col minus the
-        // tile's first column, re-derived here rather than kept in a register of its own (at 24
-        // registers, config 7's producer spilled with one more value live across the k-loop).
-        unsigned char* dst = b + (b_col - tn * Cfg::kBlockN) * 128;
-        if (cluster_m == 1) {
-          load(dst, map_b, pipe.full(s), c);
-        } else {
-          load_multicast(dst, map_b, pipe.full(s), c, mask);
-        }
-      } else {
-        for (int j = b_first; j < b_first + b_count; ++j) {
-          std::int32_t c[2];
-          atom_coords<kB>(c, k0, b_col + 64 * j);
-          if (cluster_m == 1) {
-            load(b + j * kAtomBytes, map_b, pipe.full(s), c);
-          } else {
-            load_multicast(b + j * kAtomBytes, map_b, pipe.full(s), c, mask);
-          }
-        }
-      }
       s.advance();
     }
     trace(p, 0, i, 2);
@@ -768,7 +869,8 @@ __device__ __forceinline__ void finish_unit(float (&acc)[Cfg::kHalves][Cfg::kAcc
   }
 }
 
-// One consumer warpgroup (wgc = 0 or 1): the unit loop.
+// One consumer warpgroup (wgc = 0 or 1): the unit loop. ready(): its setmaxnreg.inc and PDL
+// wait, called once after the first unit's walk (or nothing, where the kernel did them first).
 // Cooperative: every unit, rows 64 wgc .. 64 wgc + 63.
 // Ping-pong: units wgc, wgc + 2, ... of the CTA's sequence, all 128 rows; the stages of the other
 // warpgroup's units are skipped (state advanced past them). The warpgroups take turns at the
@@ -778,16 +880,24 @@ __device__ __forceinline__ void finish_unit(float (&acc)[Cfg::kHalves][Cfg::kAcc
 // keep the skipping safe: a warpgroup waits for stage uses of its unit only after the other has
 // waited for every use before them, so no full barrier is two phases behind a waiting state
 // (a parity wait cannot tell those apart).
-template <class Cfg, bool kF16, MatrixMajor kA, MatrixMajor kB, bool kPlain, bool kTma>
+template <class Cfg, bool kF16, MatrixMajor kA, MatrixMajor kB, bool kPlain, bool kTma, class Ready>
 __device__ __forceinline__ void consume(Pipeline<Cfg::kStages>& pipe, unsigned char* smem,
                                         Barrier (&c_bar)[Cfg::kEpiBuffers],
                                         const EpilogueMaps& maps, const Params& p, int wgc,
-                                        int rank, int cluster_m) {
+                                        int rank, int cluster_m, Ready ready) {
   const std::uint32_t smem_base = ptx::smem_addr(smem);
   unsigned char* epi =
       smem + Cfg::kStages * Cfg::kStageBytes + wgc * Cfg::kEpiBuffers * kEpiBufferBytes;
   const int first_atom = Cfg::kPingPong ? 0 : wgc;  // the tile's first 64-row half it holds
   const int worker = worker_of(p);
+  PipelineState s = pipe.start();
+  EpilogueState es;
+  Cursor cursor = schedule_start(p.sched, worker);
+  Unit u;
+  bool have = next_unit(p.sched, cursor, u);
+  // The warpgroup's setmaxnreg.inc and PDL wait, here after the first unit's walk where the
+  // configuration walks first (Config::kEarlyIssue; a no-op otherwise, the kernel did them).
+  ready();
   float acc[Cfg::kHalves][Cfg::kAccumulators];
 #pragma unroll
   for (int h = 0; h < Cfg::kHalves; ++h) {
@@ -795,11 +905,6 @@ __device__ __forceinline__ void consume(Pipeline<Cfg::kStages>& pipe, unsigned c
     for (int r = 0; r < Cfg::kAccumulators; ++r)
       acc[h][r] = 0.0f;
   }
-  PipelineState s = pipe.start();
-  EpilogueState es;
-  Cursor cursor = schedule_start(p.sched, worker);
-  Unit u;
-  bool have = next_unit(p.sched, cursor, u);
   for (int i = 0; have; ++i) {
     // Whether a unit follows (ping-pong: the turn to pass on), from a copy of the cursor: the
     // next unit itself is read after the k-loop, not held across it (4 registers fewer there).
@@ -945,17 +1050,40 @@ __global__ void __launch_bounds__(kThreads, 1)
   // load left 115-175 cycles earlier for configs 3 and 7, unchanged for 0 and 1 (why the bench
   // gains more is not established). The SASS test gemm_sass_tma (--order) checks the layout.
   if (role == Role::kConsumer) {
-    warpgroup_reg_alloc<Cfg::kConsumerRegisters>();
-    if constexpr (TMA_GEMM_TRACE != 0) {
-      if (threadIdx.x == kWarpgroupThreads) trace_kernel(p, kConsumerRegAlloc, clock64());
-    }
-    cudaGridDependencySynchronize();
+    const auto ready = [&] {
+      warpgroup_reg_alloc<Cfg::kConsumerRegisters>();
+      if constexpr (TMA_GEMM_TRACE != 0) {
+        if (threadIdx.x == kWarpgroupThreads) trace_kernel(p, kConsumerRegAlloc, clock64());
+      }
+      cudaGridDependencySynchronize();
+    };
+    // (Not with both operands MN-major: there the consumers of the 128 x 256 and 128 x 192 tiles
+    // spilled 8-72 bytes with their walk's values live across the inc.)
+    constexpr bool kWalkFirst = kTma && TMA_GEMM_EARLY_ISSUE != 0 && Cfg::kEarlyIssue &&
+                                !(kA == MatrixMajor::kMN && kB == MatrixMajor::kMN);
+    if constexpr (!kWalkFirst) ready();
     const EpilogueMaps maps{&map_c, &map_d, &map_c_tail, &map_d_tail};
     const bool stamp = TMA_GEMM_TRACE != 0 && threadIdx.x % kWarpgroupThreads == 0;
     if (stamp && warpgroup == 1) trace_kernel(p, kConsumerStart, clock64());
-    consume<Cfg, kF16, kA, kB, kPlain, kTma>(pipe, smem, c_bar[warpgroup - 1], maps, p,
-                                             warpgroup - 1, rank, cluster_m);
+    if constexpr (kWalkFirst) {
+      consume<Cfg, kF16, kA, kB, kPlain, kTma>(pipe, smem, c_bar[warpgroup - 1], maps, p,
+                                               warpgroup - 1, rank, cluster_m, ready);
+    } else {
+      consume<Cfg, kF16, kA, kB, kPlain, kTma>(pipe, smem, c_bar[warpgroup - 1], maps, p,
+                                               warpgroup - 1, rank, cluster_m, [] {});
+    }
     if (stamp) trace_kernel(p, warpgroup == 1 ? kConsumerDone : kConsumerDone1, clock64());
+  } else if constexpr (kTma && TMA_GEMM_EARLY_ISSUE != 0 && Cfg::kEarlyIssue) {
+    cudaGridDependencySynchronize();
+    if constexpr (TMA_GEMM_TRACE != 0) {
+      if (threadIdx.x == 0) trace_kernel(p, kProducerReady, clock64());
+    }
+    produce_tma_early<Cfg, kA, kB>(pipe, smem, &map_a, &map_b, p, rank, cluster_m);
+    if constexpr (TMA_GEMM_TRACE != 0) {
+      if (threadIdx.x == 0) trace_kernel(p, kProducerDone, clock64());
+    }
+    if (p.sched.sk_tiles > 0 && static_cast<int>(threadIdx.x) / 32 == kFlagWarp)
+      publish_flags<Cfg>(p, rank, cluster_m);
   } else {
     warpgroup_reg_dealloc<Cfg::kProducerRegisters>();
     if constexpr (TMA_GEMM_TRACE != 0) {

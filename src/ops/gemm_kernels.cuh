@@ -17,6 +17,16 @@ KernelFn kernel_for(int config, bool f16, MatrixMajor a, MatrixMajor b) {
     // away).
     if constexpr (!kTma && ::tma::ops::gemm_config_tma_only(kGemmConfigs[kC])) {
       return nullptr;
+#ifdef TMA_GEMM_EXP_BF16_KK_ONLY
+      // Experiment builds only (bench/experiments, -DTMA_GEMM_EXP_BF16_KK_ONLY): the bf16 kernels
+      // with both operands K-major, what tma-bench gemm's default shapes run; minutes, not a
+      // quarter of an hour. Every other choice has no kernel (launches refuse it).
+    } else if constexpr (kF) {
+      return nullptr;
+    } else if constexpr (true) {
+      (void)MN;
+      return a == K && b == K ? gemm_kernel<kC, kF, K, K, kPlain, kTma> : nullptr;
+#endif
     } else {
       if (a == K && b == K) return gemm_kernel<kC, kF, K, K, kPlain, kTma>;
       if (a == MN && b == K) return gemm_kernel<kC, kF, MN, K, kPlain, kTma>;
