@@ -679,6 +679,11 @@ void gemm_tuned(const GemmArgs& g, cudaStream_t stream, Path path, const GemmTun
     } else {
       d::identity_order(p.worker_of);
     }
+    for (int c = 0; c < d::kWorkerMap; ++c) {
+      p.first_tile[c] = c < r.workers
+                            ? d::first_tile_of(p.sched, p.raster, p.worker_of[c], r.cluster_m)
+                            : d::kNoFirstTile;
+    }
     cudaLaunchAttribute attr[2];
     cudaLaunchConfig_t cfg = d::launch_config(r.cluster_m, smem, stream, attr, tuning.pdl);
     ctas = r.workers * r.cluster_m;

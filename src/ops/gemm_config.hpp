@@ -197,6 +197,10 @@ struct Params {
   // c < kWorkerMap (the identity past it): a permutation, GPC-aware on the TMA path
   // (gemm_order.hpp), the identity otherwise. After the raster, for the same reason.
   std::uint8_t worker_of[kWorkerMap];
+  // first_tile_of(sched, raster, worker_of[c], cluster_m) for c < kWorkerMap (gemm_schedule.hpp):
+  // cluster c's first tile when it is data-parallel, so that its producer issues the first load
+  // before walking its schedule (kNoFirstTile past the launch's clusters).
+  std::uint32_t first_tile[kWorkerMap];
 };
 
 // TMA_GEMM_TRACE builds: where role r (0 producer, 1 + w consumer warpgroup w) of CTA `cta`

@@ -198,7 +198,10 @@ __device__ __forceinline__ void issue_k_block(Pipeline<Cfg::kStages>& pipe, Pipe
 // first load 2.0-2.1k cycles after entry instead of 2.1-2.5k, the consumers' first unit ~400
 // cycles earlier at 2048^3; in the README regime 2048^3 +1%, 1024^3 +4-5%. Issuing 2 k-blocks
 // before the dec was slower (the consumers wait for it); all kStages before it, with the walk
-// done again after the dec, ~0.5 us slower at 2048^3.
+// done again after the dec, ~0.5 us slower at 2048^3. Then the first load still left ~2k cycles
+// after entry, held by the walk's dependent parameter reads (a TMA prefetch right after the PDL
+// wait left at ~0.8k): with the host's first-tile table (Params::first_tile) it leaves at
+// ~1.35-1.45k, before the walk (session 36 item 6: 2048^3 and 1024 x 4096 x 4096 +1.1-1.5%).
 template <class Cfg, MatrixMajor kA, MatrixMajor kB>
 __device__ __forceinline__ void produce_tma_early(Pipeline<Cfg::kStages>& pipe, unsigned char* smem,
                                                   const TensorMap* map_a, const TensorMap* map_b,
@@ -207,6 +210,24 @@ __device__ __forceinline__ void produce_tma_early(Pipeline<Cfg::kStages>& pipe, 
                 "a width that is not a multiple of 64 needs B K-major");
   const ProducerShare<Cfg, kB> share(rank, cluster_m);
   PipelineState s = pipe.start();
+  // The first tile from the host's table (Params::first_tile): one indexed constant read, and
+  // its k-block 0 goes out before the walk below.
+  bool issued = false;
+  if (threadIdx.x == 0) {
+    const std::uint32_t c = cluster_id_x();
+    const std::uint32_t f =
+        c < static_cast<std::uint32_t>(kWorkerMap) ? p.first_tile[c] : kNoFirstTile;
+    if (f != kNoFirstTile) {
+      const int ftm = static_cast<int>(f & 0xffffu) + rank;
+      const int ftn = static_cast<int>(f >> 16);
+      pipe.producer_acquire(s);
+      trace(p, 0, 0, 1);
+      issue_k_block<Cfg, kA, kB>(pipe, s, smem, map_a, map_b, share, cluster_m, 0, ftm * kBlockM,
+                                 ftn * Cfg::kBlockN + share.b_start, ftn);
+      s.advance();
+      issued = true;
+    }
+  }
   Cursor cursor = schedule_start(p.sched, worker_of(p));
   Unit u;
   bool have = next_unit(p.sched, cursor, u);
@@ -219,7 +240,10 @@ __device__ __forceinline__ void produce_tma_early(Pipeline<Cfg::kStages>& pipe, 
   if (threadIdx.x == 0) {
     if constexpr (TMA_GEMM_TRACE != 0) trace_kernel(p, kProducerCursor, clock64());
     trace(p, 0, 0, 0);
-    if (left > 0) {
+    if (issued) {  // the walk's first unit is the table's tile: its k-block 0 is out
+      kr = kr + 1 == p.sched.k_blocks ? 0 : kr + 1;
+      --left;
+    } else if (left > 0) {
       pipe.producer_acquire(s);  // the ring is empty: no wait
       trace(p, 0, 0, 1);
       issue_k_block<Cfg, kA, kB>(pipe, s, smem, map_a, map_b, share, cluster_m, kr * kBlockK,

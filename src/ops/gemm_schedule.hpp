@@ -189,6 +189,24 @@ inline void raster_tile(std::int32_t t, std::int32_t cluster_rows, std::int32_t 
   raster_tile(make_raster(cluster_rows, tiles_n, raster_group), t, rank, cluster_m, tm, tn);
 }
 
+// The first tile of worker w for its producer's first load, read with one indexed constant access
+// (Params::first_tile; gemm_kernel.cuh: produce_tma_early): the tile row of cluster rank 0 in the
+// low 16 bits, the tile column in the high 16, when w's first unit is a whole data-parallel tile
+// (its k-block 0 comes first, shift 0); kNoFirstTile when it is a stream-K piece or a coordinate
+// does not fit 16 bits (the producer then walks first). Why: the walk to the first unit
+// (schedule_start, next_unit, raster_tile) is a dependent chain through several kernel-parameter
+// lines, ~1k cycles after the cluster barrier wherever it runs, and the first load waited for it
+// (docs/perf-log.md, session 36).
+inline constexpr std::uint32_t kNoFirstTile = ~0u;
+inline std::uint32_t first_tile_of(const Schedule& s, const Raster& g, std::int32_t w,
+                                   int cluster_m) {
+  if (w >= s.dp_tiles) return kNoFirstTile;  // not a data-parallel first unit (next_unit)
+  int tm = 0, tn = 0;
+  raster_tile(g, w, 0, cluster_m, tm, tn);
+  if (tm + cluster_m - 1 > 0xffff || tn > 0xffff) return kNoFirstTile;
+  return static_cast<std::uint32_t>(tm) | (static_cast<std::uint32_t>(tn) << 16);
+}
+
 // The workspace slot and flag pair of the CTA of cluster rank `rank` in worker (cluster) w: one
 // per CTA, so a finisher CTA reads the slot of the same rank in each peer cluster.
 TMA_HOST_DEVICE inline std::int32_t cta_slot(std::int32_t w, int rank, int cluster_m) {

@@ -838,6 +838,50 @@ TEST(GemmStreamK, ClusterSchedulesCoverEveryOutputTileOnceWithoutDeadlock) {
 // The kernel's divisions by run-time values (FastDiv: a multiply and a shift) against `/`: every
 // divisor up to 4,096 and a spread above it up to 2^31 - 1, each with the dividends where the
 // quotient steps (multiples of d and their neighbours), the largest ones and random ones.
+// The first-tile table (Params::first_tile) names exactly the tile of the worker's first unit
+// whenever that unit is a whole data-parallel tile starting at k-block 0, and nothing otherwise:
+// the kernel's producer issues that tile's k-block 0 before its walk and skips it after.
+TEST(GemmSchedule, FirstTileTableAgreesWithTheWalk) {
+  int checked = 0, none = 0;
+  for (std::int32_t rows : {1, 2, 3, 8, 64})
+    for (std::int32_t cols : {1, 5, 16, 33, 224})
+      for (int cluster_m : {1, 2, 4})
+        for (std::int32_t group : {1, 3, 8})
+          for (std::int32_t workers : {1, 7, 66, 132})
+            for (bool split : {false, true}) {
+              const std::int32_t tiles = rows * cols;
+              const sk::Schedule s = sk::make_schedule(tiles, 64, workers, split);
+              const sk::Raster g = sk::make_raster(rows, cols, group);
+              for (std::int32_t w = 0; w < workers; ++w) {
+                SCOPED_TRACE(testing::Message()
+                             << rows << " x " << cols << " cluster tiles, cluster " << cluster_m
+                             << ", group " << group << ", " << workers << " workers, split "
+                             << split << ", worker " << w);
+                const std::uint32_t f = sk::first_tile_of(s, g, w, cluster_m);
+                sk::Cursor c = sk::schedule_start(s, w);
+                sk::Unit u;
+                const bool have = sk::next_unit(s, c, u);
+                const bool whole = have && u.tile < s.dp_tiles && u.kb_begin == 0 &&
+                                   u.kb_end == s.k_blocks && sk::k_shift(s, u.tile) == 0;
+                if (f == sk::kNoFirstTile) {
+                  ++none;
+                  EXPECT_FALSE(have && u.tile < s.dp_tiles);
+                  continue;
+                }
+                ASSERT_TRUE(whole);
+                for (int rank = 0; rank < cluster_m; ++rank) {
+                  int tm = 0, tn = 0;
+                  sk::raster_tile(g, u.tile, rank, cluster_m, tm, tn);
+                  EXPECT_EQ(static_cast<int>(f & 0xffffu) + rank, tm);
+                  EXPECT_EQ(static_cast<int>(f >> 16), tn);
+                }
+                ++checked;
+              }
+            }
+  EXPECT_GT(checked, 10000);
+  EXPECT_GT(none, 1000);  // stream-K first units and workers without a whole tile
+}
+
 TEST(GemmSchedule, FastDivIsExactBelow2To31) {
   constexpr std::uint32_t kMaxDividend = 0x7FFFFFFFu;
   std::uint64_t rng = 0x9E3779B97F4A7C15ull;
