@@ -1064,6 +1064,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (threadIdx.x == 0) trace_kernel(p, kInitSynced, clock64());
   }
 
+  // The prologue order of produce_tma_early (the producer) and consume's `ready` (the consumers).
+  constexpr bool kEarly = kTma && TMA_GEMM_EARLY_ISSUE != 0 && Cfg::kEarlyIssue;
   const int warpgroup = static_cast<int>(threadIdx.x) / kWarpgroupThreads;
   const Role role = warpgroup == 0 ? Role::kProducer : Role::kConsumer;
   // The consumers' branch comes first in the source so that ptxas lays the producer's out first:
@@ -1083,8 +1085,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     };
     // (Not with both operands MN-major: there the consumers of the 128 x 256 and 128 x 192 tiles
     // spilled 8-72 bytes with their walk's values live across the inc.)
-    constexpr bool kWalkFirst = kTma && TMA_GEMM_EARLY_ISSUE != 0 && Cfg::kEarlyIssue &&
-                                !(kA == MatrixMajor::kMN && kB == MatrixMajor::kMN);
+    constexpr bool kWalkFirst = kEarly && !(kA == MatrixMajor::kMN && kB == MatrixMajor::kMN);
     if constexpr (!kWalkFirst) ready();
     const EpilogueMaps maps{&map_c, &map_d, &map_c_tail, &map_d_tail};
     const bool stamp = TMA_GEMM_TRACE != 0 && threadIdx.x % kWarpgroupThreads == 0;
@@ -1097,7 +1098,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                                                warpgroup - 1, rank, cluster_m, [] {});
     }
     if (stamp) trace_kernel(p, warpgroup == 1 ? kConsumerDone : kConsumerDone1, clock64());
-  } else if constexpr (kTma && TMA_GEMM_EARLY_ISSUE != 0 && Cfg::kEarlyIssue) {
+  } else if constexpr (kEarly) {
     cudaGridDependencySynchronize();
     if constexpr (TMA_GEMM_TRACE != 0) {
       if (threadIdx.x == 0) trace_kernel(p, kProducerReady, clock64());
