@@ -148,10 +148,11 @@ struct Config {
   // (gemm_kernel.cuh: publish_flags, kReadyBarrier). Not the wide ping-pong: its consumers have
   // no register to spare for the second copy path (24 bytes of spills); it polls as before.
   static constexpr bool kPrepollFlags = !kWide;
-  // The producer warpgroup walks its first unit and issues its first k-block before its
-  // setmaxnreg.dec, the consumers walk theirs before their setmaxnreg.inc (gemm_kernel.cuh:
-  // produce_tma_early, consume). Not the wide ping-pong: its 24-register producer spilled the
-  // walk's values across the dec, its consumers theirs across the inc.
+  // The producer thread issues its first tile's first k-block (Params::first_tile) before its
+  // warpgroup's setmaxnreg.dec and the rest of that tile's first ring fill before its walk, the
+  // consumers walk their first unit before their setmaxnreg.inc (gemm_kernel.cuh: produce_tma's
+  // kTable, consume). Not the wide ping-pong: its 24-register producer spilled (12 bytes in the
+  // table's form, session 37), its consumers the walk's values across the inc.
   static constexpr bool kEarlyIssue = !kWide;
   static_assert(kStages >= 2 && kStages <= 8, "2..8 pipeline stages");
   // 227 KiB is the opt-in maximum per block on sm_90 (cudaDevAttrMaxSharedMemoryPerBlockOptin),

@@ -4,8 +4,8 @@
 // One CTA = 3 warpgroups, persistent over output tiles of kBlockM x kBlockN:
 //
 //   warpgroup 0 (producer, setmaxnreg.dec)   warpgroups 1, 2 (consumers, setmaxnreg.inc)
-//   (except the 128 x 176 ping-pong, both after walking their first unit; the producer issues
-//   its first k-block before the dec: produce_tma_early)
+//   (except the 128 x 176 ping-pong, the consumers after walking their first unit; the producer
+//   issues its first k-block from a host table before the dec: produce_tma)
 //   -----------------------------------      ------------------------------------------------
 //   TMA path: one thread, per k-block:       per k-block: wait full, 4 x wgmma m64nNk16 on
 //     acquire stage (empty barrier)            rows 64 w .. 64 w + 63 of the A tile and the
@@ -180,107 +180,16 @@ __device__ __forceinline__ void issue_k_block(Pipeline<Cfg::kStages>& pipe, Pipe
   }
 }
 
-// TMA_GEMM_EARLY_ISSUE (1, the default): configurations with Config::kEarlyIssue start with
-// produce_tma_early, and their consumers walk their first unit before their setmaxnreg.inc
-// (consume's `ready`). 0: every configuration as the wide ping-pong (the order before session 36,
-// kept to reproduce its measurements).
+// TMA_GEMM_EARLY_ISSUE (1, the default): configurations with Config::kEarlyIssue start with the
+// table's ring fill (produce_tma's kTable), and their consumers walk their first unit before
+// their setmaxnreg.inc (consume's `ready`). 0: every configuration as the wide ping-pong (the
+// order before session 36, kept to reproduce its measurements).
 #ifndef TMA_GEMM_EARLY_ISSUE
 #define TMA_GEMM_EARLY_ISSUE 1
 #endif
 
-// produce_tma with the warpgroup's setmaxnreg.dec inside: all 128 threads of the producer
-// warpgroup walk the first unit (the same values in every thread), thread 0 issues its first
-// k-block, then the whole warpgroup decs (setmaxnreg is .sync.aligned: one instruction for all
-// four warps), the other threads return and thread 0 goes on with the walked unit. Why: the
-// first load no longer waits for the dec, and the consumers' setmaxnreg.inc (which waits for the
-// dec) no longer comes before their own walk, so both walks run from the cluster barrier on.
-// Measured (H100, session 36, docs/perf-log.md; gemm_trace, clean cold operands, evict): the
-// first load 2.0-2.1k cycles after entry instead of 2.1-2.5k, the consumers' first unit ~400
-// cycles earlier at 2048^3; in the README regime 2048^3 +1%, 1024^3 +4-5%. Issuing 2 k-blocks
-// before the dec was slower (the consumers wait for it); all kStages before it, with the walk
-// done again after the dec, ~0.5 us slower at 2048^3. Then the first load still left ~2k cycles
-// after entry, held by the walk's dependent parameter reads (a TMA prefetch right after the PDL
-// wait left at ~0.8k): with the host's first-tile table (Params::first_tile) it leaves at
-// ~1.35-1.45k, before the walk (session 36 item 6: 2048^3 and 1024 x 4096 x 4096 +1.1-1.5%).
-template <class Cfg, MatrixMajor kA, MatrixMajor kB>
-__device__ __forceinline__ void produce_tma_early(Pipeline<Cfg::kStages>& pipe, unsigned char* smem,
-                                                  const TensorMap* map_a, const TensorMap* map_b,
-                                                  const Params& p, int rank, int cluster_m) {
-  static_assert(kB == MatrixMajor::kK || !Cfg::kRowBoxB,
-                "a width that is not a multiple of 64 needs B K-major");
-  const ProducerShare<Cfg, kB> share(rank, cluster_m);
-  PipelineState s = pipe.start();
-  // The first tile from the host's table (Params::first_tile): one indexed constant read, and
-  // its k-block 0 goes out before the walk below.
-  bool issued = false;
-  if (threadIdx.x == 0) {
-    const std::uint32_t c = cluster_id_x();
-    const std::uint32_t f =
-        c < static_cast<std::uint32_t>(kWorkerMap) ? p.first_tile[c] : kNoFirstTile;
-    if (f != kNoFirstTile) {
-      const int ftm = static_cast<int>(f & 0xffffu) + rank;
-      const int ftn = static_cast<int>(f >> 16);
-      pipe.producer_acquire(s);
-      trace(p, 0, 0, 1);
-      issue_k_block<Cfg, kA, kB>(pipe, s, smem, map_a, map_b, share, cluster_m, 0, ftm * kBlockM,
-                                 ftn * Cfg::kBlockN + share.b_start, ftn);
-      s.advance();
-      issued = true;
-    }
-  }
-  Cursor cursor = schedule_start(p.sched, worker_of(p));
-  Unit u;
-  bool have = next_unit(p.sched, cursor, u);
-  int tm = 0, tn = 0, kr = 0, left = 0;
-  if (have) {
-    tile_of(p, u.tile, rank, cluster_m, tm, tn);
-    kr = rotated_k_block(p.sched, k_shift(p.sched, u.tile), u.kb_begin);
-    left = u.kb_end - u.kb_begin;
-  }
-  if (threadIdx.x == 0) {
-    if constexpr (TMA_GEMM_TRACE != 0) trace_kernel(p, kProducerCursor, clock64());
-    trace(p, 0, 0, 0);
-    if (issued) {  // the walk's first unit is the table's tile: its k-block 0 is out
-      kr = kr + 1 == p.sched.k_blocks ? 0 : kr + 1;
-      --left;
-    } else if (left > 0) {
-      pipe.producer_acquire(s);  // the ring is empty: no wait
-      trace(p, 0, 0, 1);
-      issue_k_block<Cfg, kA, kB>(pipe, s, smem, map_a, map_b, share, cluster_m, kr * kBlockK,
-                                 tm * kBlockM, tn * Cfg::kBlockN + share.b_start, tn);
-      kr = kr + 1 == p.sched.k_blocks ? 0 : kr + 1;
-      s.advance();
-      --left;
-    }
-  }
-  warpgroup_reg_dealloc<Cfg::kProducerRegisters>();
-  if (threadIdx.x != 0) return;
-  if constexpr (TMA_GEMM_TRACE != 0) trace_kernel(p, kProducerRegAlloc, clock64());
-  for (int i = 0; have; ++i) {
-    const int a_row = tm * kBlockM;
-    const int b_col = tn * Cfg::kBlockN + share.b_start;
-    for (; left > 0; --left) {
-      pipe.producer_acquire(s);
-      if (i > 0 && left == u.kb_end - u.kb_begin) trace(p, 0, i, 1);
-      issue_k_block<Cfg, kA, kB>(pipe, s, smem, map_a, map_b, share, cluster_m, kr * kBlockK, a_row,
-                                 b_col, tn);
-      kr = kr + 1 == p.sched.k_blocks ? 0 : kr + 1;
-      s.advance();
-    }
-    trace(p, 0, i, 2);
-    have = next_unit(p.sched, cursor, u);
-    if (have) {
-      tile_of(p, u.tile, rank, cluster_m, tm, tn);
-      trace(p, 0, i + 1, 0);
-      kr = rotated_k_block(p.sched, k_shift(p.sched, u.tile), u.kb_begin);
-      left = u.kb_end - u.kb_begin;
-    }
-  }
-  pipe.producer_drain(s);
-}
-
-// One thread. Loads every k-block of every tile of this CTA into the ring (after the producer
-// warpgroup's setmaxnreg.dec; produce_tma_early is the same walk with the dec inside).
+// The producer warpgroup (all 128 threads): its setmaxnreg.dec and PDL wait, then one thread
+// loads every k-block of every tile of this CTA into the ring; the other threads return.
 //
 // A K-major operand goes in one box per k-block: A's kBlockM rows, B's block_n / cluster_m rows
 // of this CTA (multicast to the cluster), each row one 128-byte swizzle row, so the box lands as
@@ -289,7 +198,24 @@ __device__ __forceinline__ void produce_tma_early(Pipeline<Cfg::kStages>& pipe, 
 // instruction per operand instead of two to four, as cuBLAS's kernels issue them. Measured (H200,
 // docs/perf-log.md session 19): faster where a CTA waits on its loads (128 x 7168 x 2048 18.0 ->
 // 16.5 us, the other M = 128 shapes +0.5-3%), the rest within the rounds' spread.
-template <class Cfg, MatrixMajor kA, MatrixMajor kB>
+//
+// kTable (Config::kEarlyIssue): after the PDL wait thread 0 reads its cluster's first tile from
+// the host's table (Params::first_tile: one indexed constant read), issues that tile's k-block 0
+// before the warpgroup's setmaxnreg.dec, the rest of the tile's first ring fill after the dec, and
+// only then walks its schedule, whose first unit is that tile (its issued k-blocks are skipped).
+// Why: the walk to the first unit (schedule_start, next_unit, tile_of) is a dependent chain through
+// several parameter lines, ~1k cycles wherever it runs (session 36 item 5), and the consumers'
+// setmaxnreg.inc waits for this dec. Measured (H100, docs/perf-log.md sessions 36-37; gemm_trace,
+// clean cold operands): the first load ~1.35-1.5k cycles after entry instead of ~2k; with the
+// dec after the fill's first k-block instead of after the walk, the consumers' first unit
+// 300-500 cycles earlier, 2048^3 0.6-0.9% faster in the README regime (the sets' geomeans
+// within the rounds' spread).
+// Not better: the whole fill before the dec (the consumers' inc then waits for it; session 36
+// item 1); the table read before the PDL wait (session 37 item 2); L2 prefetches of the fill
+// before the PDL wait (the loads queue behind them: 2048^3 -15%; item 3); the table's line warmed
+// at the kernel's entry (the first load ~270 cycles earlier, the consumers then wait for its
+// DRAM data all the same; item 5).
+template <class Cfg, MatrixMajor kA, MatrixMajor kB, bool kTable>
 __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsigned char* smem,
                                             const TensorMap* map_a, const TensorMap* map_b,
                                             const Params& p, int rank, int cluster_m) {
@@ -297,6 +223,49 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
                 "a width that is not a multiple of 64 needs B K-major");
   const ProducerShare<Cfg, kB> share(rank, cluster_m);
   PipelineState s = pipe.start();
+  // The k-blocks of the first unit issued before the walk (kTable only).
+  int issued = 0;
+  std::uint32_t first = kNoFirstTile;
+  if constexpr (kTable) {
+    cudaGridDependencySynchronize();
+    if (threadIdx.x == 0) {
+      if constexpr (TMA_GEMM_TRACE != 0) trace_kernel(p, kProducerReady, clock64());
+      const std::uint32_t c = cluster_id_x();
+      first = c < static_cast<std::uint32_t>(kWorkerMap) ? p.first_tile[c] : kNoFirstTile;
+      if (first != kNoFirstTile) {
+        const int ftm = static_cast<int>(first & 0xffffu) + rank;
+        const int ftn = static_cast<int>(first >> 16);
+        pipe.producer_acquire(s);  // the ring is empty: no wait
+        trace(p, 0, 0, 1);
+        issue_k_block<Cfg, kA, kB>(pipe, s, smem, map_a, map_b, share, cluster_m, 0, ftm * kBlockM,
+                                   ftn * Cfg::kBlockN + share.b_start, ftn);
+        s.advance();
+        issued = 1;
+      }
+    }
+  }
+  warpgroup_reg_dealloc<Cfg::kProducerRegisters>();
+  if constexpr (!kTable) cudaGridDependencySynchronize();
+  if (threadIdx.x != 0) return;
+  if constexpr (TMA_GEMM_TRACE != 0) {
+    trace_kernel(p, kProducerRegAlloc, clock64());
+    if constexpr (!kTable) trace_kernel(p, kProducerReady, clock64());
+  }
+  if constexpr (kTable) {
+    // The rest of the table tile's first ring fill (a whole data-parallel tile: k-blocks 0 ..
+    // k_blocks - 1 in order): free stages, no wait.
+    if (issued != 0) {
+      const int ftm = static_cast<int>(first & 0xffffu) + rank;
+      const int ftn = static_cast<int>(first >> 16);
+      const int fill = p.sched.k_blocks < Cfg::kStages ? p.sched.k_blocks : Cfg::kStages;
+      for (; issued < fill; ++issued) {
+        pipe.producer_acquire(s);
+        issue_k_block<Cfg, kA, kB>(pipe, s, smem, map_a, map_b, share, cluster_m, issued * kBlockK,
+                                   ftm * kBlockM, ftn * Cfg::kBlockN + share.b_start, ftn);
+        s.advance();
+      }
+    }
+  }
   Cursor cursor = schedule_start(p.sched, worker_of(p));
   Unit u;
   // Few values live across the k-loop (a wide ping-pong configuration leaves this thread 24
@@ -316,7 +285,12 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
     const int b_col = tn * Cfg::kBlockN + share.b_start;
     // The tile's k order (gemm_schedule.hpp: k_shift, rotated_k_block), stepped with a wrap.
     int kr = rotated_k_block(p.sched, k_shift(p.sched, u.tile), u.kb_begin);
-    for (int left = u.kb_end - u.kb_begin; left > 0; --left) {
+    int left = u.kb_end - u.kb_begin;
+    if (i == 0 && issued != 0) {  // the table's tile (shift 0): its first k-blocks are out
+      kr = issued == p.sched.k_blocks ? 0 : issued;
+      left -= issued;
+    }
+    for (; left > 0; --left) {
       pipe.producer_acquire(s);
       if (left == u.kb_end - u.kb_begin) trace(p, 0, i, 1);
       issue_k_block<Cfg, kA, kB>(pipe, s, smem, map_a, map_b, share, cluster_m, kr * kBlockK, a_row,
@@ -1064,7 +1038,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (threadIdx.x == 0) trace_kernel(p, kInitSynced, clock64());
   }
 
-  // The prologue order of produce_tma_early (the producer) and consume's `ready` (the consumers).
+  // The prologue order of produce_tma's kTable (the producer) and consume's `ready` (the
+  // consumers).
   constexpr bool kEarly = kTma && TMA_GEMM_EARLY_ISSUE != 0 && Cfg::kEarlyIssue;
   const int warpgroup = static_cast<int>(threadIdx.x) / kWarpgroupThreads;
   const Role role = warpgroup == 0 ? Role::kProducer : Role::kConsumer;
@@ -1098,12 +1073,8 @@ __global__ void __launch_bounds__(kThreads, 1)
                                                warpgroup - 1, rank, cluster_m, [] {});
     }
     if (stamp) trace_kernel(p, warpgroup == 1 ? kConsumerDone : kConsumerDone1, clock64());
-  } else if constexpr (kEarly) {
-    cudaGridDependencySynchronize();
-    if constexpr (TMA_GEMM_TRACE != 0) {
-      if (threadIdx.x == 0) trace_kernel(p, kProducerReady, clock64());
-    }
-    produce_tma_early<Cfg, kA, kB>(pipe, smem, &map_a, &map_b, p, rank, cluster_m);
+  } else if constexpr (kTma) {
+    produce_tma<Cfg, kA, kB, kEarly>(pipe, smem, &map_a, &map_b, p, rank, cluster_m);
     if constexpr (TMA_GEMM_TRACE != 0) {
       if (threadIdx.x == 0) trace_kernel(p, kProducerDone, clock64());
     }
@@ -1115,17 +1086,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       if (threadIdx.x == 0) trace_kernel(p, kProducerRegAlloc, clock64());
     }
     cudaGridDependencySynchronize();
-    if constexpr (kTma) {
-      if (threadIdx.x == 0) {
-        if constexpr (TMA_GEMM_TRACE != 0) trace_kernel(p, kProducerReady, clock64());
-        produce_tma<Cfg, kA, kB>(pipe, smem, &map_a, &map_b, p, rank, cluster_m);
-        if constexpr (TMA_GEMM_TRACE != 0) trace_kernel(p, kProducerDone, clock64());
-      }
-      if (p.sched.sk_tiles > 0 && static_cast<int>(threadIdx.x) / 32 == kFlagWarp)
-        publish_flags<Cfg>(p, rank, cluster_m);
-    } else {
-      produce_ordinary<Cfg, kA, kB>(pipe, smem, p);
-    }
+    produce_ordinary<Cfg, kA, kB>(pipe, smem, p);
   }
   // No cluster barrier before the exit: no CTA leaves while a peer's multicast copies or remote
   // releases still target it, because its consumers waited for every copy (full barriers) and

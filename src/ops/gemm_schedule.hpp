@@ -190,7 +190,7 @@ inline void raster_tile(std::int32_t t, std::int32_t cluster_rows, std::int32_t 
 }
 
 // The first tile of worker w for its producer's first load, read with one indexed constant access
-// (Params::first_tile; gemm_kernel.cuh: produce_tma_early): the tile row of cluster rank 0 in the
+// (Params::first_tile; gemm_kernel.cuh: produce_tma): the tile row of cluster rank 0 in the
 // low 16 bits, the tile column in the high 16, when w's first unit is a whole data-parallel tile
 // (its k-block 0 comes first, shift 0); kNoFirstTile when it is a stream-K piece or a coordinate
 // does not fit 16 bits (the producer then walks first). Why: the walk to the first unit
