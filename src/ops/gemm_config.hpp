@@ -428,6 +428,8 @@ inline constexpr std::int64_t kOneWaveNarrowMaxKBlocks = 32;
 // least this share of the clusters busy; 136 only from this many k-blocks (K >= 4096).
 inline constexpr double kWave144Share = 0.9;
 inline constexpr std::int64_t kOneWave136MinKBlocks = 64;
+// ... and for 128 x 136 tiles up to this many waves, the last one as full (session 37).
+inline constexpr std::int64_t kWaves136 = 2;
 
 // The launch plan for an m x n x k product on sm_count SMs (one CTA per SM) under `req`: the
 // data-parallel plan (config by the wave model, cluster by choose_cluster_m) unless stream-K is
@@ -547,16 +549,23 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
   // three seeds side by side): 1024 x 2112 x 7168 44.03-44.14 us against 44.90-44.99 on 144
   // (k-loop 558 against 579 cycles per k-block, gemm_trace, but its epilogue ~460 cycles longer:
   // odd tiles start D's rows 16 bytes into a 32-byte sector), 1024 x 2112 x 4096 -1.7 to -2.3%;
-  // at K = 1024 1.7-2.7% slower than 144. Leaves a given configuration, clusters of 1 or 4, a
-  // forced split, a row-major B and the ordinary path alone.
+  // at K = 1024 1.7-2.7% slower than 144. Configuration 9 also in two waves whose last keeps
+  // 90% of the clusters busy (kWaves136): 2048 x 2112 x 7168 (128 cluster tiles on 66 clusters).
+  // Session 30 had measured it 1-2% slower there than the split 128 x 192 tiles; after sessions
+  // 32-37's kernel changes (H100 and H200, session 37 calls 6-8, docs/perf-log.md) the sweep had
+  // it 4% faster on the H100 and 2.5% on the H200, and the README regime's rounds (call 8) agree.
+  // Leaves a given configuration, clusters of 1 or 4, a forced split, a row-major B and the
+  // ordinary path alone.
   if (req.config < 0 && req.k_major_b && req.may_cluster &&
       (req.cluster_m == 0 || req.cluster_m == 2) && req.stream_k != 2 && tiles_m >= 2) {
     for (const int config : {kConfig136, kConfig144}) {
       if (config == kConfig136 && k_blocks64 < kOneWave136MinKBlocks) continue;
       const GemmChoice wave{config, 2, false};
       const std::int64_t tiles = tiles_of(wave), workers = workers_of(wave);
-      if (tiles <= workers &&
-          static_cast<double>(tiles) >= kWave144Share * static_cast<double>(workers) &&
+      const std::int64_t waves = waves_of(wave);
+      const std::int64_t last_wave = tiles - (waves - 1) * workers;
+      if (waves <= (config == kConfig136 ? kWaves136 : 1) &&
+          static_cast<double>(last_wave) >= kWave144Share * static_cast<double>(workers) &&
           columns_of(dp) > columns_of(wave))
         return wave;
     }

@@ -725,8 +725,9 @@ std::vector<Case> all_cases() {
       streamk(c, "llm");
     }
     // The heuristic's choice (gemm_config.hpp: choose_plan): 1024 x 2112 data-parallel (128 x 136
-    // since session 30, cluster 2), 2048 x 2112 split (128 x 192, cluster 2), 128 x 2112 split
-    // (128 x 128, cluster 1); each case prints the plan it ran.
+    // since session 30, cluster 2), 2048 x 2112 data-parallel (two waves of 128 x 136 since
+    // session 37, cluster 2; split 128 x 192 tiles before, still run above by streamk()), 128 x
+    // 2112 split (128 x 128, cluster 1); each case prints the plan it ran.
     c.tuning.stream_k = 0;
     for (std::int64_t m : {128, 1024, 2048}) {
       c.m = m, c.n = 2112, c.k = 7168;

@@ -174,7 +174,9 @@ inline constexpr GemmConfig kGemmConfigs[] = {
     // 16 bytes into a 32-byte sector). The plan takes it from K = 4096 (gemm_config.hpp: the 144
     // rule). Since then an odd tile stores its 8-column chunk first (16-bit outputs), its whole
     // chunks on sectors: 1.0-1.3% faster again at K = 4096 / 7168 (gemm_kernel.cuh:
-    // store_tile_as).
+    // store_tile_as). Also two waves of it at 2048 x 2112 x 7168 (128 cluster tiles on 66
+    // clusters): 4.2% faster than the split 128 x 192 tiles (H100, session 37, four alternating
+    // README-regime rounds; docs/perf-log.md).
     {136, 5, 2, false},
 };
 inline constexpr int kNumGemmConfigs = sizeof(kGemmConfigs) / sizeof(kGemmConfigs[0]);
