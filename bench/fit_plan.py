@@ -31,8 +31,8 @@ with recorded binaries: a later change to the C++ plan shows here only once a sw
 binary is recorded, so change both together.
 
 The record's "tma" entry may come from a binary with other rules or constants than the current
-source: --binary SESSION (BINARIES below: s6, s7, s8, s10, s20, s24, s27, s28, the default and
-the current source) sets what that session's binary had, and each option after it overrides one
+source: --binary SESSION (BINARIES below: s6, s7, s8, s10, s20, s24, s27, s28, s38, the default
+and the current source) sets what that session's binary had, and each option after it overrides one
 setting (e.g. new constants, to score a refit). The history: session 6's binary ran with
 --block-cost2 1.3 --block-cost1 1.6 --handoff 2 --gain 0.95; the binaries of sessions 6 and 7
 had the first 4 configurations (--configs 4); session 8 added the widths 224, 240 and 176
@@ -44,7 +44,11 @@ last build added the one-wave rule (one wave of 128 x 256 tiles at K <= 2048 -> 
 and session 27 the full-wave rule (no split when the data-parallel plan's last wave is at least
 95% full: --full-wave-rule on). Session 28 added configuration 8 (128 x 144) and the 144 rule
 (one wave of its cluster tiles at >= 90% of the clusters: data-parallel on it; --configs 8 turns
-it off). Session 27's sweep is bench/results/h100-2026-11-27-s27-gemm-sweep.json.
+it off). Session 30 added configuration 9 (128 x 136), taken before 144 by the same rule from
+K >= 4096, and session 37 let it take two waves (--waves136 2; 1 in sessions 30-36, 0 before).
+Session 27's sweep is bench/results/h100-2026-11-27-s27-gemm-sweep.json; session 38's
+(bench/results/h200-2026-11-28-s38-gemm-sweep.json, the 33 target shapes on an H200) checks the
+current source.
 """
 
 import argparse
@@ -59,8 +63,8 @@ from issue_sets import issue_set
 # src/ops/gemm_config.hpp and include/tma/ops/gemm.hpp (kGemmConfigs: block_n, ping-pong).
 BLOCK_M = 128
 BLOCK_K = 64
-CONFIG_BLOCK_N = [256, 128, 128, 192, 224, 240, 176, 176, 144]
-CONFIG_PINGPONG = [False, False, True, False, False, False, False, True, False]
+CONFIG_BLOCK_N = [256, 128, 128, 192, 224, 240, 176, 176, 144, 136]
+CONFIG_PINGPONG = [False, False, True, False, False, False, False, True, False, False]
 FIT_CONFIGS = [3, 4, 5, 6]  # gemm_config.hpp: kFitConfigs
 NARROW_TILE_TIME = 0.64
 TILE192_TIME = 0.75
@@ -92,6 +96,12 @@ FULL_WAVE_SHARE = 0.95
 # (--configs 8 or fewer) do not have it.
 CONFIG144 = 8
 WAVE144_SHARE = 0.9
+# Configuration 9 (128 x 136; session 30 on) in the same rule, tried before 144, from K >= 4096
+# (kOneWave136MinKBlocks) and for up to WAVES136 waves of its cluster tiles, the last one as full
+# (kWaves136: 1 in sessions 30-36, 2 from session 37; 0: the binaries without it).
+CONFIG136 = 9
+ONE_WAVE136_MIN_K_BLOCKS = 64
+WAVES136 = [2]
 # Whether the sweep's B was column-major (K-major; the default layout rc): the s24 rule needs it.
 K_MAJOR_B = [True]
 # How many configurations the binary had (--configs): the plan considers only those.
@@ -209,13 +219,21 @@ def choose_plan(m, n, k, sms, c):
                   2, False)
         if tiles_of(narrow) <= 2 * workers_of(narrow):
             return narrow
-    # The 144 rule (session 28 on).
-    if CONFIG144 < CONFIGS[0] and K_MAJOR_B[0] and tiles_m >= 2:
-        wave144 = (CONFIG144, 2, False)
-        tiles, workers = tiles_of(wave144), workers_of(wave144)
-        if (tiles <= workers and tiles >= WAVE144_SHARE * workers and
-                cdiv(tiles_of(dp), workers_of(dp)) * CONFIG_BLOCK_N[dp[0]] > CONFIG_BLOCK_N[CONFIG144]):
-            return wave144
+    # The 144 rule (session 28 on), with 136 first (session 30 on).
+    if K_MAJOR_B[0] and tiles_m >= 2:
+        for config in (CONFIG136, CONFIG144):
+            if config >= CONFIGS[0] or (config == CONFIG136 and (
+                    WAVES136[0] == 0 or k_blocks < ONE_WAVE136_MIN_K_BLOCKS)):
+                continue
+            wave = (config, 2, False)
+            tiles, workers = tiles_of(wave), workers_of(wave)
+            waves = cdiv(tiles, workers)
+            last = tiles - (waves - 1) * workers
+            if (waves <= (WAVES136[0] if config == CONFIG136 else 1) and
+                    last >= WAVE144_SHARE * workers and
+                    cdiv(tiles_of(dp), workers_of(dp)) * CONFIG_BLOCK_N[dp[0]] >
+                    waves * CONFIG_BLOCK_N[config]):
+                return wave
     if k_blocks < MIN_STREAM_K_BLOCKS:
         return dp
     # The full-wave rule (gemm_config.hpp: kFullWaveShare; session 27 on): no split when the
@@ -303,7 +321,7 @@ def score(shapes, sms, c):
 
 
 # What each recorded sweep's binary had (its plan rules, configurations and cost constants), so
-# that --binary SESSION checks the replica against it; "s28" is the current source. A new rule
+# that --binary SESSION checks the replica against it; "s38" is the current source. A new rule
 # adds its setting here (off for the older binaries), not a flag to every test.
 BINARIES = {
     "s6": dict(configs=4, pingpong_rule="off", one_wave_rule="off", full_wave_rule="off",
@@ -313,19 +331,20 @@ BINARIES = {
     "s10": dict(configs=8, pingpong_rule="off", one_wave_rule="off", full_wave_rule="off"),
     "s20": dict(configs=8, pingpong_rule="s20", one_wave_rule="off", full_wave_rule="off"),
     "s24": dict(configs=8, pingpong_rule="s24", one_wave_rule="off", full_wave_rule="off"),
-    "s27": dict(configs=8),
-    "s28": dict(),
+    "s27": dict(configs=8, waves136=0),
+    "s28": dict(configs=9, waves136=0),
+    "s38": dict(),
 }
 CURRENT = dict(configs=len(CONFIG_BLOCK_N), pingpong_rule="s24", one_wave_rule="s27",
-               full_wave_rule="on", **DEFAULTS)
+               full_wave_rule="on", waves136=2, **DEFAULTS)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("sweep")
-    ap.add_argument("--binary", choices=list(BINARIES), default="s28",
+    ap.add_argument("--binary", choices=list(BINARIES), default="s38",
                     help="the session whose binary ran the sweep: its rules, configurations and "
-                    "constants (default s28, the current source); the options below override them")
+                    "constants (default s38, the current source); the options below override them")
     for key in DEFAULTS:
         ap.add_argument("--" + key.replace("_", "-"), type=float, default=None)
     ap.add_argument("--grid", action="store_true", help="rank constants on a grid")
@@ -342,6 +361,9 @@ def main():
                     "(session 24's last build to session 26: the cooperative), off (before)")
     ap.add_argument("--full-wave-rule", choices=["on", "off"], default=None,
                     help="the full-wave rule (on from session 27; off before)")
+    ap.add_argument("--waves136", type=int, choices=[0, 1, 2], default=None,
+                    help="waves of 128 x 136 cluster tiles the 144 rule takes (2 from session 37, "
+                    "1 in sessions 30-36, 0: no configuration 9)")
     args = ap.parse_args()
     settings = dict(CURRENT, **BINARIES[args.binary])
     settings.update({k: v for k, v in vars(args).items() if k in settings and v is not None})
@@ -349,6 +371,7 @@ def main():
     FULL_WAVE_RULE[0] = settings["full_wave_rule"] == "on"
     CONFIGS[0] = settings["configs"]
     PINGPONG_RULE[0] = settings["pingpong_rule"]
+    WAVES136[0] = settings["waves136"]
     c = {key: settings[key] for key in DEFAULTS}
     sms, shapes = load(args.sweep)
     if not shapes:

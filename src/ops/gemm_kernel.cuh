@@ -226,6 +226,15 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
   // The k-blocks of the first unit issued before the walk (kTable only).
   int issued = 0;
   std::uint32_t first = kNoFirstTile;
+  // k-block kb of the table's tile into the next stage (free: the ring's first fill, no wait).
+  const auto issue_table_k_block = [&](int kb) {
+    int ftm, ftn;
+    first_tile_decode(first, rank, ftm, ftn);
+    pipe.producer_acquire(s);
+    issue_k_block<Cfg, kA, kB>(pipe, s, smem, map_a, map_b, share, cluster_m, kb * kBlockK,
+                               ftm * kBlockM, ftn * Cfg::kBlockN + share.b_start, ftn);
+    s.advance();
+  };
   if constexpr (kTable) {
     cudaGridDependencySynchronize();
     if (threadIdx.x == 0) {
@@ -233,13 +242,8 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
       const std::uint32_t c = cluster_id_x();
       first = c < static_cast<std::uint32_t>(kWorkerMap) ? p.first_tile[c] : kNoFirstTile;
       if (first != kNoFirstTile) {
-        const int ftm = static_cast<int>(first & 0xffffu) + rank;
-        const int ftn = static_cast<int>(first >> 16);
-        pipe.producer_acquire(s);  // the ring is empty: no wait
         trace(p, 0, 0, 1);
-        issue_k_block<Cfg, kA, kB>(pipe, s, smem, map_a, map_b, share, cluster_m, 0, ftm * kBlockM,
-                                   ftn * Cfg::kBlockN + share.b_start, ftn);
-        s.advance();
+        issue_table_k_block(0);
         issued = 1;
       }
     }
@@ -255,15 +259,9 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
     // The rest of the table tile's first ring fill (a whole data-parallel tile: k-blocks 0 ..
     // k_blocks - 1 in order): free stages, no wait.
     if (issued != 0) {
-      const int ftm = static_cast<int>(first & 0xffffu) + rank;
-      const int ftn = static_cast<int>(first >> 16);
       const int fill = p.sched.k_blocks < Cfg::kStages ? p.sched.k_blocks : Cfg::kStages;
-      for (; issued < fill; ++issued) {
-        pipe.producer_acquire(s);
-        issue_k_block<Cfg, kA, kB>(pipe, s, smem, map_a, map_b, share, cluster_m, issued * kBlockK,
-                                   ftm * kBlockM, ftn * Cfg::kBlockN + share.b_start, ftn);
-        s.advance();
-      }
+      for (; issued < fill; ++issued)
+        issue_table_k_block(issued);
     }
   }
   Cursor cursor = schedule_start(p.sched, worker_of(p));

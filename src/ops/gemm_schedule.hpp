@@ -206,6 +206,11 @@ inline std::uint32_t first_tile_of(const Schedule& s, const Raster& g, std::int3
   if (tm + cluster_m - 1 > 0xffff || tn > 0xffff) return kNoFirstTile;
   return static_cast<std::uint32_t>(tm) | (static_cast<std::uint32_t>(tn) << 16);
 }
+// The tile of cluster rank `rank` that entry `first` (not kNoFirstTile) of first_tile_of names.
+TMA_HOST_DEVICE inline void first_tile_decode(std::uint32_t first, int rank, int& tm, int& tn) {
+  tm = static_cast<int>(first & 0xffffu) + rank;
+  tn = static_cast<int>(first >> 16);
+}
 
 // The workspace slot and flag pair of the CTA of cluster rank `rank` in worker (cluster) w: one
 // per CTA, so a finisher CTA reads the slot of the same rank in each peer cluster.
