@@ -285,7 +285,7 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
     int kr = rotated_k_block(p.sched, k_shift(p.sched, u.tile), u.kb_begin);
     int left = u.kb_end - u.kb_begin;
     if (i == 0 && issued != 0) {  // the table's tile (shift 0): its first k-blocks are out
-      kr = issued == p.sched.k_blocks ? 0 : issued;
+      kr = rotated_k_block(p.sched, 0, issued);
       left -= issued;
     }
     for (; left > 0; --left) {
