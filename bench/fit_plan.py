@@ -31,8 +31,8 @@ with recorded binaries: a later change to the C++ plan shows here only once a sw
 binary is recorded, so change both together.
 
 The record's "tma" entry may come from a binary with other rules or constants than the current
-source: --binary SESSION (BINARIES below: s6, s7, s8, s10, s20, s24, s27, s28, s38, the default
-and the current source) sets what that session's binary had, and each option after it overrides one
+source: --binary SESSION (BINARIES below: s6, s7, s8, s10, s20, s24, s27, s28, s38, s39, the
+default and the current source) sets what that session's binary had, and each option after it overrides one
 setting (e.g. new constants, to score a refit). The history: session 6's binary ran with
 --block-cost2 1.3 --block-cost1 1.6 --handoff 2 --gain 0.95; the binaries of sessions 6 and 7
 had the first 4 configurations (--configs 4); session 8 added the widths 224, 240 and 176
@@ -46,9 +46,13 @@ and session 27 the full-wave rule (no split when the data-parallel plan's last w
 (one wave of its cluster tiles at >= 90% of the clusters: data-parallel on it; --configs 8 turns
 it off). Session 30 added configuration 9 (128 x 136), taken before 144 by the same rule from
 K >= 4096, and session 37 let it take two waves (--waves136 2; 1 in sessions 30-36, 0 before).
+Session 39 added configuration 10 (256 x 64 tiles with swapped operands, ping-pong) and the swap
+rule (full waves of its tiles with fewer outputs per CTA, K >= 7168, plain products with A
+row-major and B column-major: the sweeps' bf16 products; --configs 10 turns it off).
 Session 27's sweep is bench/results/h100-2026-11-27-s27-gemm-sweep.json; session 38's
 (bench/results/h200-2026-11-28-s38-gemm-sweep.json, the 33 target shapes on an H200) checks the
-current source.
+source of that session; session 39's record (bench/results/h200-2026-11-28-s39-plan-check.json:
+the 47 shapes of the README's command, each with two variants beside the plan) the current one.
 """
 
 import argparse
@@ -63,8 +67,9 @@ from issue_sets import issue_set
 # src/ops/gemm_config.hpp and include/tma/ops/gemm.hpp (kGemmConfigs: block_n, ping-pong).
 BLOCK_M = 128
 BLOCK_K = 64
-CONFIG_BLOCK_N = [256, 128, 128, 192, 224, 240, 176, 176, 144, 136]
-CONFIG_PINGPONG = [False, False, True, False, False, False, False, True, False, False]
+CONFIG_BLOCK_N = [256, 128, 128, 192, 224, 240, 176, 176, 144, 136, 64]
+CONFIG_BLOCK_M = [128] * 10 + [256]
+CONFIG_PINGPONG = [False, False, True, False, False, False, False, True, False, False, True]
 FIT_CONFIGS = [3, 4, 5, 6]  # gemm_config.hpp: kFitConfigs
 NARROW_TILE_TIME = 0.64
 TILE192_TIME = 0.75
@@ -102,8 +107,17 @@ WAVE144_SHARE = 0.9
 CONFIG136 = 9
 ONE_WAVE136_MIN_K_BLOCKS = 64
 WAVES136 = [2]
+# The swap rule (gemm_config.hpp: kSwapConfig, kSwapMinKBlocks, kSwapMaxWaves; session 39 on):
+# configuration 10 in clusters of 1, data-parallel, for a plain product with A row-major and B
+# column-major (every sweep's bf16 product in layout rc), K >= 7168, when its tiles fill at most
+# two waves, the last >= 90%, with fewer outputs per CTA than the choice so far. Binaries without
+# configuration 10 (--configs 10 or fewer) do not have it.
+SWAP_CONFIG = 10
+SWAP_MIN_K_BLOCKS = 112
+SWAP_MAX_WAVES = 2
 # Whether the sweep's B was column-major (K-major; the default layout rc): the s24 rule needs it.
 K_MAJOR_B = [True]
+K_MAJOR_A = [True]
 # How many configurations the binary had (--configs): the plan considers only those.
 CONFIGS = [len(CONFIG_BLOCK_N)]
 # The cost constants (gemm_schedule.hpp, gemm_config.hpp) as the source has them now.
@@ -182,7 +196,7 @@ def choose_plan(m, n, k, sms, c):
         return cdiv(n, CONFIG_BLOCK_N[config])
 
     def tiles_of(plan):
-        return cdiv(tiles_m, plan[1]) * tiles_n(plan[0])
+        return cdiv(cdiv(m, CONFIG_BLOCK_M[plan[0]]), plan[1]) * tiles_n(plan[0])
 
     def workers_of(plan):
         return max(sms // plan[1], 1)
@@ -220,6 +234,7 @@ def choose_plan(m, n, k, sms, c):
         if tiles_of(narrow) <= 2 * workers_of(narrow):
             return narrow
     # The 144 rule (session 28 on), with 136 first (session 30 on).
+    so_far, one_wave_rule = dp, False
     if K_MAJOR_B[0] and tiles_m >= 2:
         for config in (CONFIG136, CONFIG144):
             if config >= CONFIGS[0] or (config == CONFIG136 and (
@@ -233,7 +248,24 @@ def choose_plan(m, n, k, sms, c):
                     last >= WAVE144_SHARE * workers and
                     cdiv(tiles_of(dp), workers_of(dp)) * CONFIG_BLOCK_N[dp[0]] >
                     waves * CONFIG_BLOCK_N[config]):
-                return wave
+                so_far, one_wave_rule = wave, True
+                break
+    # The swap rule (session 39 on).
+    if SWAP_CONFIG < CONFIGS[0] and K_MAJOR_A[0] and K_MAJOR_B[0] and k_blocks >= SWAP_MIN_K_BLOCKS:
+        swap = (SWAP_CONFIG, 1, False)
+        tiles, workers = tiles_of(swap), workers_of(swap)
+        waves = cdiv(tiles, workers)
+        last = tiles - (waves - 1) * workers
+
+        def outputs(plan):
+            return (cdiv(tiles_of(plan), workers_of(plan)) * CONFIG_BLOCK_M[plan[0]] *
+                    CONFIG_BLOCK_N[plan[0]])
+
+        if (waves <= SWAP_MAX_WAVES and last >= WAVE144_SHARE * workers and
+                outputs(swap) < outputs(so_far)):
+            return swap
+    if one_wave_rule:
+        return so_far
     if k_blocks < MIN_STREAM_K_BLOCKS:
         return dp
     # The full-wave rule (gemm_config.hpp: kFullWaveShare; session 27 on): no split when the
@@ -287,9 +319,10 @@ def load(path):
             continue
         # The layout (A then B, r / c): B column-major is K-major (the default rc).
         K_MAJOR_B[0] = case.get("layout", "rc")[1:2] != "r"
+        K_MAJOR_A[0] = case.get("layout", "rc")[0:1] != "c"
         shapes.append({
             "m": case["m"], "n": case["n"], "k": case["k"], "times": times,
-            "cublas": imps["cublasLt"]["median_ms"],
+            "cublas": imps["cublasLt"]["median_ms"], "tma": imps["tma"].get("median_ms"),
             "recorded": recorded_plan(imps["tma"].get("detail", "")),
         })
     return record["gpu"]["sm_count"], shapes
@@ -299,14 +332,23 @@ def in_target(s):
     return issue_set(s["m"], s["n"], s["k"]) != "small"
 
 
+def chosen_time(s, plan):
+    """The time of `plan` at shape s: its variant's, or the plan's own ("tma") where the record
+    timed only some variants beside it (e.g. --variants) and the binary chose `plan`."""
+    t = s["times"].get(variant_name(plan))
+    if t is None and plan == s["recorded"]:
+        t = s["tma"]
+    return t
+
+
 def score(shapes, sms, c):
     """Mean quality, and geomean ratios to cuBLASLt (squares, LLM) of the choices and the oracle."""
     quality, ours, oracle = [], {True: [], False: []}, {True: [], False: []}
     for s in shapes:
-        chosen = s["times"].get(variant_name(choose_plan(s["m"], s["n"], s["k"], sms, c)))
-        best = min(s["times"].values())
+        chosen = chosen_time(s, choose_plan(s["m"], s["n"], s["k"], sms, c))
         if chosen is None:
             return None
+        best = min(min(s["times"].values()), chosen)
         quality.append(best / chosen)
         if in_target(s):
             square = s["m"] == s["n"] == s["k"]
@@ -321,7 +363,7 @@ def score(shapes, sms, c):
 
 
 # What each recorded sweep's binary had (its plan rules, configurations and cost constants), so
-# that --binary SESSION checks the replica against it; "s38" is the current source. A new rule
+# that --binary SESSION checks the replica against it; "s39" is the current source. A new rule
 # adds its setting here (off for the older binaries), not a flag to every test.
 BINARIES = {
     "s6": dict(configs=4, pingpong_rule="off", one_wave_rule="off", full_wave_rule="off",
@@ -333,7 +375,8 @@ BINARIES = {
     "s24": dict(configs=8, pingpong_rule="s24", one_wave_rule="off", full_wave_rule="off"),
     "s27": dict(configs=8, waves136=0),
     "s28": dict(configs=9, waves136=0),
-    "s38": dict(),
+    "s38": dict(configs=10),
+    "s39": dict(),
 }
 CURRENT = dict(configs=len(CONFIG_BLOCK_N), pingpong_rule="s24", one_wave_rule="s27",
                full_wave_rule="on", waves136=2, **DEFAULTS)
@@ -342,9 +385,9 @@ CURRENT = dict(configs=len(CONFIG_BLOCK_N), pingpong_rule="s24", one_wave_rule="
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("sweep")
-    ap.add_argument("--binary", choices=list(BINARIES), default="s38",
+    ap.add_argument("--binary", choices=list(BINARIES), default="s39",
                     help="the session whose binary ran the sweep: its rules, configurations and "
-                    "constants (default s38, the current source); the options below override them")
+                    "constants (default s39, the current source); the options below override them")
     for key in DEFAULTS:
         ap.add_argument("--" + key.replace("_", "-"), type=float, default=None)
     ap.add_argument("--grid", action="store_true", help="rank constants on a grid")
@@ -382,7 +425,7 @@ def main():
     for s in shapes:
         plan = choose_plan(s["m"], s["n"], s["k"], sms, c)
         best = min(s["times"], key=s["times"].get)
-        chosen = s["times"].get(variant_name(plan))
+        chosen = chosen_time(s, plan)
         same = s["recorded"] == plan
         mismatches += not same
         print("  %5d x %5d x %5d  choice %-13s best %-13s quality %.3f%s" % (

@@ -30,8 +30,11 @@ def shape_name(m, n, k):
     return f"{m}^3" if m == n == k else f"{m} x {n} x {k}"
 
 
-# The ping-pong configurations (include/tma/ops/gemm.hpp: kGemmConfigs[i].pingpong).
-PINGPONG_CONFIGS = {2, 7}
+# The ping-pong configurations (include/tma/ops/gemm.hpp: kGemmConfigs[i].pingpong), and the
+# swapped-operand ones with their tiles (kGemmConfigs[i].swap_ab: 256 rows; session 39's first
+# records name them "128x64" in the detail).
+PINGPONG_CONFIGS = {2, 7, 10}
+SWAPPED_CONFIGS = {10: "256x64"}
 
 
 def plan_of(detail):
@@ -39,6 +42,8 @@ def plan_of(detail):
     config = re.search(r"config (\d+)", detail)
     cluster = re.search(r"cluster (\d+)", detail)
     text = tile.group(1) if tile else "?"
+    if config and int(config.group(1)) in SWAPPED_CONFIGS:
+        text = SWAPPED_CONFIGS[int(config.group(1))] + " swapped"
     if config and int(config.group(1)) in PINGPONG_CONFIGS:
         text += " ping-pong"
     if "stream-K" in detail:

@@ -201,8 +201,28 @@ void check_args(const GemmArgs& g, Path path, const GemmTuning& t) {
                   " is negative: use 0 (choose) or a group of >= 1 tile rows"));
   if (t.max_ctas < 0)
     fail(kOp, cat("tuning.max_ctas = ", t.max_ctas, " is negative: use 0 (no cap) or >= 1"));
-  if (t.config >= 0 && gemm_config_needs_k_major_b(kGemmConfigs[t.config]) &&
-      g.b_layout != MatrixLayout::kColMajor)
+  if (t.config >= 0 && kGemmConfigs[t.config].swap_ab) {
+    // What a swapped-operand tile needs (gemm_config_swap_supported), each unmet need named.
+    std::string unmet;
+    const auto need = [&](bool ok, const std::string& what) {
+      if (!ok) unmet += (unmet.empty() ? "" : ", ") + what;
+    };
+    need(g.a_layout == MatrixLayout::kRowMajor, "A row-major (A is column-major)");
+    need(g.b_layout == MatrixLayout::kColMajor, "B column-major (B is row-major)");
+    need(g.d_dtype == g.a_dtype, "D in the inputs' type");
+    need(g.alpha == 1.0f, cat("alpha = 1 (alpha = ", g.alpha, ")"));
+    need(g.beta == 0.0f, cat("beta = 0 (beta = ", g.beta, ")"));
+    need(t.stream_k != 2, "no split (tuning.stream_k = 2)");
+    need(path == Path::kTma, "Path::kTma");
+    if (!unmet.empty())
+      fail(kOp, cat("tuning.config = ", t.config,
+                    " (256 x 64 tiles with swapped operands) runs only with A row-major, B "
+                    "column-major, D in the inputs' type, alpha = 1, beta = 0, data-parallel "
+                    "tiles and Path::kTma; this call lacks ",
+                    unmet, ": use another configuration or -1"));
+  }
+  if (t.config >= 0 && !kGemmConfigs[t.config].swap_ab &&
+      gemm_config_needs_k_major_b(kGemmConfigs[t.config]) && g.b_layout != MatrixLayout::kColMajor)
     fail(kOp, cat("tuning.config = ", t.config, " (128 x ", kGemmConfigs[t.config].block_n,
                   " tiles) needs B column-major (K-major tiles: block_n is not a multiple of the "
                   "64-column atoms a row-major B is loaded in); use another configuration or -1"));
@@ -403,6 +423,8 @@ Resolved resolve(const GemmArgs& g, Path path, const GemmTuning& tuning) {
   request.stream_k = tuning.stream_k;
   request.may_cluster = path == Path::kTma;
   request.k_major_b = g.b_layout == MatrixLayout::kColMajor;
+  request.k_major_a = g.a_layout == MatrixLayout::kRowMajor;
+  request.plain = g.d_dtype == g.a_dtype && g.alpha == 1.0f && g.beta == 0.0f;
   const GemmChoice choice = choose_plan(g.m, r.n_main, g.k, sms, request);
   r.config = choice.config;
   const int block_n = kGemmConfigs[r.config].block_n;
@@ -415,7 +437,8 @@ Resolved resolve(const GemmArgs& g, Path path, const GemmTuning& tuning) {
   p.k = static_cast<std::int32_t>(g.k);
   p.alpha = g.alpha;
   p.beta = g.beta;
-  p.tiles_m = static_cast<std::int32_t>((g.m + kBlockM - 1) / kBlockM);
+  const int block_m = gemm_config_block_m(kGemmConfigs[r.config]);
+  p.tiles_m = static_cast<std::int32_t>((g.m + block_m - 1) / block_m);
   p.tiles_n = static_cast<std::int32_t>((r.n_main + block_n - 1) / block_n);
   p.k_blocks = static_cast<std::int32_t>((g.k + kBlockK - 1) / kBlockK);
   const std::int32_t raster_group =
@@ -466,7 +489,7 @@ Resolved resolve(const GemmArgs& g, Path path, const GemmTuning& tuning) {
   }
   if (r.kernel == nullptr)  // unreachable: check_args and choose_plan keep these apart
     throw Error(cat("tma::ops::gemm: internal error: configuration ", r.config,
-                    " has no kernel for a row-major B"),
+                    " has no kernel for these operand layouts, this epilogue and path"),
                 0);
   const std::uint32_t smem = smem_bytes_for(r.config);
 
@@ -631,7 +654,8 @@ void gemm_tuned(const GemmArgs& g, cudaStream_t stream, Path path, const GemmTun
           g.b_layout == MatrixLayout::kColMajor ? MatrixMajor::kK : MatrixMajor::kMN;
       const int block_n = kGemmConfigs[r.config].block_n;
       // K-major: one box of the CTA's rows per k-block; MN-major: 64 x 64 atoms (produce_tma).
-      const int a_rows = a_major == MatrixMajor::kK ? d::kBlockM : 64;
+      const int a_rows =
+          a_major == MatrixMajor::kK ? gemm_config_block_m(kGemmConfigs[r.config]) : 64;
       const int b_rows = b_major == MatrixMajor::kK ? d::row_box_rows(block_n, r.cluster_m) : 64;
       maps[0] = make_tensor_map(d::operand_spec(g.a_dtype, g.a, a_major, g.m, g.k, g.lda, a_rows));
       maps[1] = make_tensor_map(d::operand_spec(g.b_dtype, g.b, b_major, g.n, g.k, g.ldb, b_rows));

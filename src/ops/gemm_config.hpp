@@ -64,6 +64,20 @@ TMA_HOST_DEVICE constexpr std::uint32_t stmatrix_row_offset(int t, int s) {
   const int chunk = 2 * s + j / 2;  // its 16-byte chunk of the 128-byte row, before the swizzle
   return static_cast<std::uint32_t>(row * 128 + ((chunk ^ (row % 8)) * 16));
 }
+// Swapped operands (Config::kSwap): the accumulators hold the transpose of the warpgroup's part,
+// their rows the tile's columns (n; warp w's 16 w .. 16 w + 15), their columns its rows (m). Block
+// s (0..3) of a chunk (64 rows of m x 64 columns of n, 16-bit) is accumulator groups 2 s, 2 s + 1
+// (the chunk's rows 16 s .. 16 s + 15) of each warp, and stmatrix .x4 .trans stores its matrix j
+// (registers stmatrix_register(s, j), as above) transposed: the matrix's row c is the chunk's row
+// 16 s + 8 (j / 2) + c, 16 bytes at columns 16 w + 8 (j % 2) .. + 7. The byte offset in the
+// chunk's buffer (SWIZZLE_128B) of the row that thread t addresses (lanes 8 j .. 8 j + 7: matrix
+// j).
+TMA_HOST_DEVICE constexpr std::uint32_t stmatrix_trans_row_offset(int t, int s) {
+  const int lane = t % 32, j = lane / 8;
+  const int row = 16 * s + 8 * (j / 2) + lane % 8;
+  const int chunk = 2 * (t / 32) + j % 2;  // its 16-byte chunk of the 128-byte row, unswizzled
+  return static_cast<std::uint32_t>(row * 128 + ((chunk ^ (row % 8)) * 16));
+}
 // The columns of a tile's last, narrower output chunk for outputs of esize bytes (0: none, when
 // block_n is a whole number of 128-byte chunks): gemm_epilogue.cuh stages and stores it, gemm.cu
 // encodes the maps of that box.
@@ -115,12 +129,20 @@ struct Config {
   // Cooperative: each consumer warpgroup multiplies 64 rows (one half) of every tile. Ping-pong:
   // each multiplies all 128 rows (both halves, two wgmma per k-step) of every other tile.
   static constexpr bool kPingPong = kGemmConfigs[kIndex].pingpong;
-  static constexpr int kHalves = kPingPong ? 2 : 1;
-  static constexpr int kAccumulators = kBlockN / 2;  // f32 registers per consumer thread and half
+  static constexpr int kHalves = kPingPong && !kGemmConfigs[kIndex].swap_ab ? 2 : 1;
+  // Swapped operands (GemmConfig::swap_ab): a kTileM (256) x kBlockN (64) tile, whose transpose
+  // a consumer warpgroup accumulates as wgmma M = 64 (the tile's columns: B's rows) x N = 128
+  // (cooperative: its half of the tile's rows, A's rows 128 wgc .. 128 wgc + 127) or 256
+  // (ping-pong: all of them).
+  static constexpr bool kSwap = kGemmConfigs[kIndex].swap_ab;
+  static constexpr int kTileM = ::tma::ops::gemm_config_block_m(kGemmConfigs[kIndex]);
+  static constexpr int kWgmmaN =
+      kSwap ? (kPingPong ? kTileM : kTileM / kConsumerWarpgroups) : kBlockN;
+  static constexpr int kAccumulators = kWgmmaN / 2;  // f32 registers per consumer thread and half
   // Releases per stage and destination CTA: one per warpgroup that reads it (gemm_kernel.cuh:
   // mainloop).
   static constexpr int kReleasingWarpgroups = kPingPong ? 1 : kConsumerWarpgroups;
-  static constexpr int kAtomsA = kBlockM / 64;
+  static constexpr int kAtomsA = kTileM / 64;
   // B: kBlockN rows of 128 B either way: one box of rows (K-major B; half of them per CTA in a
   // 2-CTA cluster) or, MN-major, kBlockN / 64 atoms (64 x 64 boxes), which a width that is not a
   // multiple of 64 cannot be cut into (kRowBoxB: K-major B only).
@@ -132,12 +154,16 @@ struct Config {
   // Dynamic shared memory: alignment slack, the ring, the epilogue buffers.
   static constexpr std::uint32_t kSmemBytes = kAlign + kStages * kStageBytes + kEpiBytes;
   static_assert(kBlockN == 256 || kBlockN == 240 || kBlockN == 224 || kBlockN == 192 ||
-                    kBlockN == 176 || kBlockN == 144 || kBlockN == 136 || kBlockN == 128,
-                "block_n is a wgmma N tmakit wraps: 256, 240, 224, 192, 176, 144, 136 or 128");
+                    kBlockN == 176 || kBlockN == 144 || kBlockN == 136 || kBlockN == 128 ||
+                    (kSwap && kBlockN == 64),
+                "block_n is a wgmma N tmakit wraps: 256, 240, 224, 192, 176, 144, 136 or 128 (64 "
+                "with swapped operands: wgmma M)");
+  static_assert(!kSwap || (kBlockN == 64 && kTileM == 256),
+                "a swapped-operand tile is 256 x 64: wgmma M = 64 (the tile's columns)");
   // A cluster's CTAs load shares of a K-major B's rows, each starting on a 1024-byte swizzle
   // repeat (8 rows; row_box_start): kBlockN a multiple of 8.
   static_assert(kBlockN % 8 == 0, "block_n is a multiple of 8 (a K-major B's shares)");
-  static_assert(!kPingPong || kBlockN == 128 || kBlockN == 176,
+  static_assert(!kPingPong || kBlockN == 128 || kBlockN == 176 || kSwap,
                 "a ping-pong warpgroup holds a 128 x block_n tile: block_n accumulators per "
                 "thread, 128 or 176 (more do not fit its 240 registers)");
   // setmaxnreg budgets (kLaunchRegs above).
@@ -396,6 +422,10 @@ struct PlanRequest {
   int stream_k = 0;  // 0 heuristic, 1 off, 2 on
   bool may_cluster = true;
   bool k_major_b = true;  // B column-major: every configuration; else those of 64-column atoms
+  // A row-major and a plain product (D in the inputs' type, alpha 1, beta 0): what a swapped-
+  // operand configuration also needs (gemm_config_swap_supported).
+  bool k_major_a = true;
+  bool plain = false;
 };
 
 struct GemmChoice {
@@ -430,6 +460,17 @@ inline constexpr double kWave144Share = 0.9;
 inline constexpr std::int64_t kOneWave136MinKBlocks = 64;
 // ... and for 128 x 136 tiles up to this many waves, the last one as full (session 37).
 inline constexpr std::int64_t kWaves136 = 2;
+// The swap rule of choose_plan: configuration 10 (256 x 64 tiles, swapped operands, ping-pong) in
+// clusters of 1, data-parallel, for a product it runs (gemm_config_swap_supported: plain, A
+// row-major, B column-major) with at least kSwapMinKBlocks k-blocks, when its tiles fill at most
+// kSwapMaxWaves waves of the SMs, the last at least kWave144Share full, and each CTA then computes
+// fewer outputs (waves x 256 x 64) than under the choice so far (waves x 128 x block_n).
+inline constexpr int kSwapConfig = 10;
+static_assert(kGemmConfigs[kSwapConfig].swap_ab && kGemmConfigs[kSwapConfig].pingpong &&
+                  kGemmConfigs[kSwapConfig].block_n == 64,
+              "kSwapConfig names the swapped-operand 256 x 64 ping-pong");
+inline constexpr std::int64_t kSwapMinKBlocks = 112;
+inline constexpr std::int64_t kSwapMaxWaves = 2;
 
 // The launch plan for an m x n x k product on sm_count SMs (one CTA per SM) under `req`: the
 // data-parallel plan (config by the wave model, cluster by choose_cluster_m) unless stream-K is
@@ -440,6 +481,11 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
                               const PlanRequest& req) {
   const std::int64_t tiles_m = (m + kBlockM - 1) / kBlockM;
   const std::int64_t k_blocks64 = (k + kBlockK - 1) / kBlockK;
+  // Tile rows of a configuration (256-row tiles with swapped operands).
+  const auto tiles_m_of = [&](int config) {
+    const std::int64_t block_m = ::tma::ops::gemm_config_block_m(kGemmConfigs[config]);
+    return (m + block_m - 1) / block_m;
+  };
   const auto tiles_n = [&](int config) {
     const std::int64_t block_n = kGemmConfigs[config].block_n;
     return (n + block_n - 1) / block_n;
@@ -455,7 +501,7 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
   GemmChoice dp{
       req.config >= 0 ? req.config : choose_config(m, n, sm_count, req.k_major_b, forced_cluster),
       1, false};
-  dp.cluster_m = cluster(choose_cluster_m(tiles_m, tiles_n(dp.config), sm_count));
+  dp.cluster_m = cluster(choose_cluster_m(tiles_m_of(dp.config), tiles_n(dp.config), sm_count));
   const auto split_with = [&](int config) {
     GemmChoice c{config, 1, true};
     c.cluster_m = cluster(choose_stream_k_cluster_m(tiles_m));
@@ -463,7 +509,7 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
   };
   // Cluster tiles over clusters (sm_count / cluster_m of them, as the launch estimates them).
   const auto tiles_of = [&](const GemmChoice& c) {
-    return (tiles_m + c.cluster_m - 1) / c.cluster_m * tiles_n(c.config);
+    return (tiles_m_of(c.config) + c.cluster_m - 1) / c.cluster_m * tiles_n(c.config);
   };
   const auto workers_of = [&](const GemmChoice& c) {
     const int w = sm_count / c.cluster_m;
@@ -556,6 +602,8 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
   // it 4% faster on the H100 and 2.5% on the H200, and the README regime's rounds (call 8) agree.
   // Leaves a given configuration, clusters of 1 or 4, a forced split, a row-major B and the
   // ordinary path alone.
+  GemmChoice so_far = dp;
+  bool one_wave_rule = false;
   if (req.config < 0 && req.k_major_b && req.may_cluster &&
       (req.cluster_m == 0 || req.cluster_m == 2) && req.stream_k != 2 && tiles_m >= 2) {
     for (const int config : {kConfig136, kConfig144}) {
@@ -566,10 +614,39 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
       const std::int64_t last_wave = tiles - (waves - 1) * workers;
       if (waves <= (config == kConfig136 ? kWaves136 : 1) &&
           static_cast<double>(last_wave) >= kWave144Share * static_cast<double>(workers) &&
-          columns_of(dp) > columns_of(wave))
-        return wave;
+          columns_of(dp) > columns_of(wave)) {
+        so_far = wave;
+        one_wave_rule = true;
+        break;
+      }
     }
   }
+  // The swap rule: a 256 x 64 tile where its waves are full and give each CTA fewer outputs than
+  // the choice so far. Measured (H200, session 39, docs/perf-log.md; tma-bench, three seeds
+  // beside config 9, the 136 rule's choice): 1024 x 2112 x 7168 (132 tiles, one wave) 42.5 us
+  // against 43.3-43.7, 2048 x 2112 x 7168 (264, two waves) 80.2-80.4 against 84.1-84.5; at
+  // 1024 x 2112 x 4096 (64 k-blocks) 27.7-28.1 against 27.6-27.8: its longer tile start and
+  // four-chunk epilogue through one buffer eat the 6% fewer outputs below ~100 k-blocks. Clusters
+  // of 1: 2.6% faster than 2 at 1024 x 2112 x 7168, the same at 2048 (B is a fifth of the stage).
+  // Leaves a given configuration, a forced split or cluster size other than 1, and the other
+  // products alone.
+  if (req.config < 0 && req.plain && req.k_major_a && req.k_major_b && req.may_cluster &&
+      (req.cluster_m == 0 || req.cluster_m == 1) && req.stream_k != 2 &&
+      k_blocks64 >= kSwapMinKBlocks) {
+    const GemmChoice swap{kSwapConfig, 1, false};
+    const std::int64_t tiles = tiles_of(swap), workers = workers_of(swap);
+    const std::int64_t waves = waves_of(swap);
+    const std::int64_t last_wave = tiles - (waves - 1) * workers;
+    const auto outputs = [&](const GemmChoice& c) {
+      return waves_of(c) * ::tma::ops::gemm_config_block_m(kGemmConfigs[c.config]) *
+             kGemmConfigs[c.config].block_n;
+    };
+    if (waves <= kSwapMaxWaves &&
+        static_cast<double>(last_wave) >= kWave144Share * static_cast<double>(workers) &&
+        outputs(swap) < outputs(so_far))
+      return swap;
+  }
+  if (one_wave_rule) return so_far;
   if (req.stream_k == 1) return dp;
   // Forced split without a configuration: the 128 x 128 tiles (more, smaller pieces).
   if (req.stream_k == 2) return split_with(req.config >= 0 ? req.config : 1);
@@ -585,6 +662,7 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
   double t_best = kStreamKGain * t_dp;  // a split must beat this
   for (int config = 0; config < kNumGemmConfigs; ++config) {
     if (kGemmConfigs[config].pingpong) continue;                 // split: the cooperative ones only
+    if (kGemmConfigs[config].swap_ab) continue;                  // never split (swap_ab)
     if (config == kConfig144 || config == kConfig136) continue;  // not split tiles (kConfig144)
     if (req.config >= 0 && req.config != config) continue;
     if (!config_allowed(config, req.k_major_b, forced_cluster)) continue;

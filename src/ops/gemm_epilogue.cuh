@@ -253,8 +253,13 @@ __device__ __forceinline__ void copy_out_chunk(const unsigned char* buf, const P
 // kHeadFirst (a tile of 16-bit outputs whose rows of D start 16 bytes into a 32-byte sector, an odd
 // tile of 128 x 136: gemm_kernel.cuh, store_tile_as): the narrower chunk goes first, so that the
 // whole chunks after it start on a sector.
+//
+// kTrans (a swapped-operand tile, Config::kSwap): acc holds the transpose of the warpgroup's part,
+// kBlockN (its rows) x 64 (its columns); chunk q is its rows 64 q .. 64 q + 63 (accumulator
+// columns), staged with stmatrix .trans (gemm_config.hpp: stmatrix_trans_row_offset) and stored at
+// (tile.row0 + 64 q, tile.col0). 16-bit outputs, TMA path, no C.
 template <class Out, int kBlockN, int kBuffers, bool kTma, bool kWithC, bool kScale = true,
-          bool kHeadFirst = false>
+          bool kHeadFirst = false, bool kTrans = false>
 __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const Params& p,
                                          EpilogueTile tile, unsigned char* buffers,
                                          Barrier (&c_bar)[kBuffers], const EpilogueMaps& maps,
@@ -268,12 +273,15 @@ __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const 
   // through maps.d_tail / maps.c_tail.
   constexpr int kTail = tail_columns(kBlockN, static_cast<int>(sizeof(Out)));
   constexpr int kChunks = kFull + (kTail > 0 ? 1 : 0);
+  static_assert(!kTrans || (sizeof(Out) == 2 && kTma && !kWithC && !kHeadFirst && kTail == 0),
+                "a transposed epilogue stages 16-bit outputs for TMA stores, without C");
   static_assert(kTail % 8 == 0, "a tile's last chunk has whole 8-column groups");
   constexpr int kGroups = kCols / 8;  // 8-column accumulator groups per chunk
   using ChunkBox = Box<Out, kCols, 64>;
   static_assert(ChunkBox::kBytes == kEpiBufferBytes, "a chunk fills one 8 KiB buffer");
   constexpr std::uint32_t kTailBytes = 64u * kTail * sizeof(Out);  // the tail box's bytes
-  static_assert(kBuffers == 2 || kBuffers == 4, "the staging ring has 2 or 4 buffers");
+  static_assert(kBuffers == 2 || kBuffers == 4 || (kTrans && kBuffers == 1),
+                "the staging ring has 2 or 4 buffers (1: a transposed epilogue)");
   const int t = static_cast<int>(threadIdx.x) % kWarpgroupThreads;
   const bool leader = t == 0;
   constexpr bool with_c = kWithC;
@@ -302,7 +310,8 @@ __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const 
 #pragma unroll
   for (int q = 0; q < kChunks; ++q) {
     unsigned char* buf = buffers + es.buffer * kEpiBufferBytes;
-    const int col0 = tile.col0 + (kHeadFirst ? 8 * hf_group(q) : q * kCols);
+    const int col0 = kTrans ? tile.col0 : tile.col0 + (kHeadFirst ? 8 * hf_group(q) : q * kCols);
+    const int row0 = kTrans ? tile.row0 + 64 * q : tile.row0;
     const bool whole = kHeadFirst ? q != 0 : q < kFull;
     const int groups = whole ? kGroups : kTail / 8;  // this chunk's 8-column groups
     // The chunk's first accumulator register (4 per 8-column group).
@@ -312,7 +321,7 @@ __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const 
         c_bar[es.buffer].wait((es.c_parity >> es.buffer) & 1u);
         es.c_parity ^= 1u << es.buffer;
       } else {
-        copy_in_chunk<Out>(buf, p, tile.row0, col0, 8 * groups, t);
+        copy_in_chunk<Out>(buf, p, row0, col0, 8 * groups, t);
         named_barrier_sync(barrier, kWarpgroupThreads);
       }
     } else if constexpr (kTma) {
@@ -327,7 +336,8 @@ __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const 
       const std::uint32_t base = ptx::smem_addr(buf);
 #pragma unroll
       for (int b = 0; b < groups / 2; ++b) {
-        const std::uint32_t at = base + stmatrix_row_offset(t, b);
+        const std::uint32_t at =
+            base + (kTrans ? stmatrix_trans_row_offset(t, b) : stmatrix_row_offset(t, b));
         std::uint32_t c[4] = {0, 0, 0, 0};
         if constexpr (with_c) ptx::ldmatrix_x4(at, c[0], c[1], c[2], c[3]);
         std::uint32_t v[4];
@@ -344,7 +354,11 @@ __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const 
           }
           v[j] = pack_pair<Out>(v0, v1);
         }
-        ptx::stmatrix_x4(at, v[0], v[1], v[2], v[3]);
+        if constexpr (kTrans) {
+          ptx::stmatrix_x4_trans(at, v[0], v[1], v[2], v[3]);
+        } else {
+          ptx::stmatrix_x4(at, v[0], v[1], v[2], v[3]);
+        }
       }
       if (groups % 2 != 0) {
         // A last 8-column group (the tail of a 136-wide tile): matrices 0 and 1 of block
@@ -401,7 +415,7 @@ __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const 
       named_barrier_sync(barrier, kWarpgroupThreads);
       if (q == 0) trace(p, 1 + wgc, es.unit, 8);
       if (leader) {
-        const std::int32_t c[2] = {col0, tile.row0};
+        const std::int32_t c[2] = {col0, row0};
         store(whole ? maps.d : maps.d_tail, buf, c);
         commit_group();
         if (q == 0) trace(p, 1 + wgc, es.unit, 9);
@@ -413,7 +427,7 @@ __device__ __forceinline__ void epilogue(const float (&acc)[kBlockN / 2], const 
     } else {
       named_barrier_sync(barrier, kWarpgroupThreads);
       // Chunk q + kBuffers reuses this buffer; chunk q + 1's barrier orders it after this copy.
-      copy_out_chunk<Out>(buf, p, tile.row0, col0, 8 * groups, t);
+      copy_out_chunk<Out>(buf, p, row0, col0, 8 * groups, t);
     }
     es.buffer = next(es.buffer);
   }

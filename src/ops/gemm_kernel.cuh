@@ -232,7 +232,7 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
     first_tile_decode(first, rank, ftm, ftn);
     pipe.producer_acquire(s);
     issue_k_block<Cfg, kA, kB>(pipe, s, smem, map_a, map_b, share, cluster_m, kb * kBlockK,
-                               ftm * kBlockM, ftn * Cfg::kBlockN + share.b_start, ftn);
+                               ftm * Cfg::kTileM, ftn * Cfg::kBlockN + share.b_start, ftn);
     s.advance();
   };
   if constexpr (kTable) {
@@ -279,7 +279,7 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
     int tm, tn;
     tile_of(p, u.tile, rank, cluster_m, tm, tn);
     trace(p, 0, i, 0);
-    const int a_row = tm * kBlockM;
+    const int a_row = tm * Cfg::kTileM;
     const int b_col = tn * Cfg::kBlockN + share.b_start;
     // The tile's k order (gemm_schedule.hpp: k_shift, rotated_k_block), stepped with a wrap.
     int kr = rotated_k_block(p.sched, k_shift(p.sched, u.tile), u.kb_begin);
@@ -402,6 +402,8 @@ __device__ __forceinline__ void mainloop(float (&acc)[Cfg::kHalves][Cfg::kAccumu
                                          int cluster_m, Issued issued) {
   using TileA = SwizzledTile128<kA>;
   using TileB = SwizzledTile128<kB>;
+  static_assert(!Cfg::kSwap || (kA == MatrixMajor::kK && kB == MatrixMajor::kK),
+                "swapped operands: both K-major (each operand's tile is read in the other's role)");
   // One arrival per warpgroup on the stage's empty barrier of every CTA whose copies land in this
   // CTA's stage (each CTA of the cluster), the destinations split over the warpgroup's warps: lane
   // 0 of warp w signals cluster rank w. One warp's wgmma.wait_group stands for the whole
@@ -428,9 +430,16 @@ __device__ __forceinline__ void mainloop(float (&acc)[Cfg::kHalves][Cfg::kAccumu
   };
   // Stage 0's descriptors, stepped to each stage, K step and half with descriptor_advance (one
   // add each): built from the address every time, they took ~8 instructions per wgmma operand
-  // (SASS, session 17).
-  std::uint64_t a0 = TileA::descriptor(smem_base + first_atom * kAtomBytes, 0);
-  std::uint64_t b0 = TileB::descriptor(smem_base + Cfg::kABytes, 0);
+  // (SASS, session 17). Swapped operands (Config::kSwap): wgmma's A is the stage's B tile (the
+  // tile's 64 columns, K-major), its B this warpgroup's 128 rows of the A tile (atoms 2 wgc and
+  // 2 wgc + 1, K-major), so the accumulators hold the transpose of its 128 x 64 part.
+  std::uint64_t a0 = Cfg::kSwap ? TileA::descriptor(smem_base + Cfg::kABytes, 0)
+                                : TileA::descriptor(smem_base + first_atom * kAtomBytes, 0);
+  std::uint64_t b0 =
+      Cfg::kSwap
+          ? TileB::descriptor(
+                smem_base + first_atom * (kAtomBytes * Cfg::kAtomsA / kConsumerWarpgroups), 0)
+          : TileB::descriptor(smem_base + Cfg::kABytes, 0);
   ptx::fence_operand(a0);
   ptx::fence_operand(b0);
   PipelineState previous = s;
@@ -448,7 +457,7 @@ __device__ __forceinline__ void mainloop(float (&acc)[Cfg::kHalves][Cfg::kAccumu
     for (int kk = 0; kk < TileA::kKSteps; ++kk) {
 #pragma unroll
       for (int h = 0; h < Cfg::kHalves; ++h) {
-        wgmma<Cfg::kBlockN, kF16, kA, kB>(
+        wgmma<Cfg::kWgmmaN, kF16, kA, kB>(
             acc[h], descriptor_advance(a0, stage + h * kAtomBytes + kk * TileA::kStepBytes),
             descriptor_advance(b0, stage + kk * TileB::kStepBytes), kb > 0 || kk > 0);
       }
@@ -762,35 +771,44 @@ __device__ __forceinline__ void store_tile_as(
     Barrier (&c_bar)[Cfg::kEpiBuffers], const EpilogueMaps& maps, int wgc, EpilogueState& es) {
   constexpr int kN = Cfg::kBlockN, kBuf = Cfg::kEpiBuffers;
   static_assert(!(kAlphaOne && kWithC), "kAlphaOne is the plain kernels' case: beta == 0, no C");
-  // A tile of 16-bit outputs whose rows of D start 16 bytes into a 32-byte sector (an odd 128 x
-  // 136 tile: 272 B per tile) stores its 8-column chunk first, so that its whole chunks start on
-  // a sector. Measured (H100, session 30, call 10): at 1024 x 2112 x 7168 the last k-block's end
-  // to the stores' reads done 829 -> 527 cycles (K = 1024: 1104 -> 669), eight alternating rounds
-  // 1.0% (K = 7168) and 1.3% (K = 4096) faster.
-  constexpr bool kMayHeadFirst =
-      kTma && sizeof(Out) == 2 && kN * 2 % 32 == 16 && tail_columns(kN, 2) * 2 % 32 == 16;
-  if constexpr (kMayHeadFirst) {
-    if (tile.col0 * 2 % 32 != 0) {
-      if constexpr (!kWithC) {
-        if (kAlphaOne || p.alpha == 1.0f) {
-          epilogue<Out, kN, kBuf, kTma, false, false, true>(acc, p, tile, epi, c_bar, maps, wgc,
-                                                            es);
-          return;
+  if constexpr (Cfg::kSwap) {
+    // The transposed part (Config::kSwap), in the plain kernels only (gemm_config_swap_supported).
+    static_assert(kAlphaOne && sizeof(Out) == 2 && kTma,
+                  "a swapped-operand tile runs in the plain TMA kernels only");
+    epilogue<Out, Cfg::kWgmmaN, kBuf, kTma, false, false, false, true>(acc, p, tile, epi, c_bar,
+                                                                       maps, wgc, es);
+  } else {
+    // A tile of 16-bit outputs whose rows of D start 16 bytes into a 32-byte sector (an odd 128 x
+    // 136 tile: 272 B per tile) stores its 8-column chunk first, so that its whole chunks start on
+    // a sector. Measured (H100, session 30, call 10): at 1024 x 2112 x 7168 the last k-block's end
+    // to the stores' reads done 829 -> 527 cycles (K = 1024: 1104 -> 669), eight alternating rounds
+    // 1.0% (K = 7168) and 1.3% (K = 4096) faster.
+    constexpr bool kMayHeadFirst =
+        kTma && sizeof(Out) == 2 && kN * 2 % 32 == 16 && tail_columns(kN, 2) * 2 % 32 == 16;
+    if constexpr (kMayHeadFirst) {
+      if (tile.col0 * 2 % 32 != 0) {
+        if constexpr (!kWithC) {
+          if (kAlphaOne || p.alpha == 1.0f) {
+            epilogue<Out, kN, kBuf, kTma, false, false, true>(acc, p, tile, epi, c_bar, maps, wgc,
+                                                              es);
+            return;
+          }
         }
+        if constexpr (!kAlphaOne)
+          epilogue<Out, kN, kBuf, kTma, kWithC, true, true>(acc, p, tile, epi, c_bar, maps, wgc,
+                                                            es);
+        return;
       }
-      if constexpr (!kAlphaOne)
-        epilogue<Out, kN, kBuf, kTma, kWithC, true, true>(acc, p, tile, epi, c_bar, maps, wgc, es);
-      return;
     }
-  }
-  if constexpr (!kWithC) {
-    if (kAlphaOne || p.alpha == 1.0f) {
-      epilogue<Out, kN, kBuf, kTma, false, false>(acc, p, tile, epi, c_bar, maps, wgc, es);
-      return;
+    if constexpr (!kWithC) {
+      if (kAlphaOne || p.alpha == 1.0f) {
+        epilogue<Out, kN, kBuf, kTma, false, false>(acc, p, tile, epi, c_bar, maps, wgc, es);
+        return;
+      }
     }
+    if constexpr (!kAlphaOne)
+      epilogue<Out, kN, kBuf, kTma, kWithC>(acc, p, tile, epi, c_bar, maps, wgc, es);
   }
-  if constexpr (!kAlphaOne)
-    epilogue<Out, kN, kBuf, kTma, kWithC>(acc, p, tile, epi, c_bar, maps, wgc, es);
 }
 
 // The epilogue of one half for D's type (OutKind, a run-time choice: one kernel for all types;
@@ -823,33 +841,39 @@ __device__ __forceinline__ void finish_unit(float (&acc)[Cfg::kHalves][Cfg::kAcc
                                             int first_atom, int rank, int cluster_m,
                                             EpilogueState& es, Pipeline<Cfg::kStages>& pipe,
                                             PipelineState s, unsigned char* ring) {
-  const int worker = worker_of(p);
+  [[maybe_unused]] const int worker = worker_of(p);  // (stream-K only)
 #pragma unroll
   for (int h = 0; h < Cfg::kHalves; ++h) {
     const int half = first_atom + h;  // rows 64 half .. 64 half + 63 of the tile
-    const EpilogueTile tile{half_row0(tm, half), tn * Cfg::kBlockN};
+    // (Swapped operands: rows 128 half .. 128 half + 127 of the 256-row tile.)
+    const EpilogueTile tile{
+        Cfg::kSwap ? tm * Cfg::kTileM + Cfg::kWgmmaN * half : half_row0(tm, half),
+        tn * Cfg::kBlockN};
     // A cluster's second CTA past the last tile row, or a half's rows past m: nothing to store;
     // nor, with stream-K, to hand over (contributor and finisher CTAs have the same rank, so the
     // same tile row, and skip the same rows). The k-loop ran regardless: the CTA's producer
     // still multicasts its half of B to the cluster's other CTA.
     if (tile.row0 >= p.m) break;
-    if (u.kind == UnitKind::kPartial) {
-      publish_partial<Cfg, kTma>(acc[h], p, cta_slot(worker, rank, cluster_m), half, wgc, es.unit);
-      continue;
-    }
-    if (u.kind == UnitKind::kFinish) {
-      if constexpr (kTma) {
-        // An aligned one-row split: the flag warp has polled the peers' flags (publish_flags).
-        // Two instances rather than a run-time test on every copy issue inside.
-        if (Cfg::kPrepollFlags && p.sched.sk_pieces != 0) {
-          add_peer_partials_bulk<Cfg, true>(acc[h], p, u.tile, worker, rank, cluster_m, half, wgc,
-                                            pipe, s, ring, c_bar, es);
+    if constexpr (!Cfg::kSwap) {  // (a swapped-operand tile never splits: its units are whole)
+      if (u.kind == UnitKind::kPartial) {
+        publish_partial<Cfg, kTma>(acc[h], p, cta_slot(worker, rank, cluster_m), half, wgc,
+                                   es.unit);
+        continue;
+      }
+      if (u.kind == UnitKind::kFinish) {
+        if constexpr (kTma) {
+          // An aligned one-row split: the flag warp has polled the peers' flags (publish_flags).
+          // Two instances rather than a run-time test on every copy issue inside.
+          if (Cfg::kPrepollFlags && p.sched.sk_pieces != 0) {
+            add_peer_partials_bulk<Cfg, true>(acc[h], p, u.tile, worker, rank, cluster_m, half, wgc,
+                                              pipe, s, ring, c_bar, es);
+          } else {
+            add_peer_partials_bulk<Cfg, false>(acc[h], p, u.tile, worker, rank, cluster_m, half,
+                                               wgc, pipe, s, ring, c_bar, es);
+          }
         } else {
-          add_peer_partials_bulk<Cfg, false>(acc[h], p, u.tile, worker, rank, cluster_m, half, wgc,
-                                             pipe, s, ring, c_bar, es);
+          add_peer_partials<Cfg>(acc[h], p, u.tile, worker, rank, cluster_m, half, wgc, es.unit);
         }
-      } else {
-        add_peer_partials<Cfg>(acc[h], p, u.tile, worker, rank, cluster_m, half, wgc, es.unit);
       }
     }
     if constexpr (kPlain) {

@@ -17,6 +17,14 @@ KernelFn kernel_for(int config, bool f16, MatrixMajor a, MatrixMajor b) {
     // away).
     if constexpr (!kTma && ::tma::ops::gemm_config_tma_only(kGemmConfigs[kC])) {
       return nullptr;
+    } else if constexpr (Config<kC>::kSwap) {
+      // A swapped-operand configuration: the plain TMA kernels with both operands K-major only
+      // (gemm_config_swap_supported; check_args and the plan keep the rest away).
+      if constexpr (kPlain) {
+        return a == K && b == K ? gemm_kernel<kC, kF, K, K, kPlain, kTma> : nullptr;
+      } else {
+        return nullptr;
+      }
 #ifdef TMA_GEMM_EXP_BF16_KK_ONLY
       // Experiment builds only (bench/experiments, -DTMA_GEMM_EXP_BF16_KK_ONLY): the bf16 kernels
       // with both operands K-major, what tma-bench gemm's default shapes run; minutes, not a

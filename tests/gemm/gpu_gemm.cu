@@ -474,6 +474,15 @@ std::vector<Case> all_cases() {
     if (c.path == Path::kOrdinary && c.tuning.config >= 0 &&
         tma::ops::gemm_config_tma_only(tma::ops::kGemmConfigs[c.tuning.config]))
       return;
+    // A swapped-operand configuration runs only plain, data-parallel, K-major products
+    // (tma::ops::gemm_config_swap_supported; the host tests check gemm's error for the rest): the
+    // loops over every configuration skip it elsewhere, and its own cases are swap/ below.
+    if (c.tuning.config >= 0 &&
+        !tma::ops::gemm_config_swap_supported(
+            tma::ops::kGemmConfigs[c.tuning.config], c.a_layout == MatrixLayout::kRowMajor,
+            c.b_layout == MatrixLayout::kColMajor,
+            c.out == c.ab && c.alpha == 1.0f && c.beta == 0.0f, c.tuning.stream_k == 2))
+      return;
     c.name = family + "/" + path_name(c.path) + "/" + dtype_name(c.ab) + "->" + dtype_name(c.out) +
              "/" + layout_code(c.a_layout, c.b_layout) + "/" + std::to_string(c.m) + "x" +
              std::to_string(c.n) + "x" + std::to_string(c.k);
@@ -726,8 +735,10 @@ std::vector<Case> all_cases() {
     }
     // The heuristic's choice (gemm_config.hpp: choose_plan): 1024 x 2112 data-parallel (128 x 136
     // since session 30, cluster 2), 2048 x 2112 data-parallel (two waves of 128 x 136 since
-    // session 37, cluster 2; split 128 x 192 tiles before, still run above by streamk()), 128 x
-    // 2112 split (128 x 128, cluster 1); each case prints the plan it ran.
+    // session 37, cluster 2; split 128 x 192 tiles before, still run above by streamk()); for
+    // bf16 outputs (plain products) both since session 39 on 256 x 64 swapped tiles (config 10,
+    // cluster 1: the swap rule); 128 x 2112 split (128 x 128, cluster 1); each case prints the
+    // plan it ran.
     c.tuning.stream_k = 0;
     for (std::int64_t m : {128, 1024, 2048}) {
       c.m = m, c.n = 2112, c.k = 7168;
@@ -839,6 +850,44 @@ std::vector<Case> all_cases() {
     c.ab = DataType::kBFloat16, c.out = DataType::kFloat32, c.path = Path::kTma;
     c.tuning.max_ctas = cap, c.own_workspace = true, c.quick = true;
     streamk2(c, "workspace-cap" + std::to_string(cap));
+  }
+  // Swapped operands (GemmConfig::swap_ab: 256 x 64 tiles, wgmma M on the tile's columns, the
+  // transposed epilogue through stmatrix .trans): plain products (D in the inputs' type, alpha 1,
+  // beta 0), A row-major, B column-major, both input types; ragged M, N and K (no extent a multiple
+  // of the tile: m = 1147 is 4.5 tile rows, so a cluster of 2's last CTA has one partial row and
+  // of 4 none), clusters of 1, 2 and 4, grids capped to 1 .. 3 clusters (each CTA walks many tiles,
+  // the pipeline's phases wrap many times; ping-pong: both warpgroups take turns), raster groups of
+  // 1 and 3, tiny shapes, K below one k-block, padded leading dimensions, the target shapes.
+  for (int config = 0; config < tma::ops::kNumGemmConfigs; ++config) {
+    if (!tma::ops::kGemmConfigs[config].swap_ab) continue;
+    const std::string tag = "swap/cfg" + std::to_string(config);
+    for (DataType in : kIn)
+      for (int cluster : {1, 2, 4})
+        for (int cap : {0, 1, 3})
+          for (int group : {0, 1, 3}) {
+            if (cap != 0 && group != 0) continue;
+            Case c{};
+            c.m = 1147, c.n = 600, c.k = 1500;
+            c.a_layout = MatrixLayout::kRowMajor, c.b_layout = MatrixLayout::kColMajor;
+            c.ab = in, c.out = in, c.path = Path::kTma, c.pad = cap == 0 && group == 0 ? 8 : 0;
+            c.tuning.config = config, c.tuning.cluster_m = cluster;
+            c.tuning.max_ctas = cap * cluster, c.tuning.raster_group = group;
+            c.quick = in == DataType::kBFloat16 && (cap == 3 || (cap == 0 && group == 0));
+            add(c, tag + "-cl" + std::to_string(cluster) + "-cap" + std::to_string(cap) + "-g" +
+                       std::to_string(group));
+          }
+    const std::int64_t kShapes[][3] = {{1, 8, 8},          {3, 8, 24},        {255, 72, 40},
+                                       {257, 65, 65},      {300, 136, 200},   {2048, 2048, 256},
+                                       {1024, 2112, 7168}, {2048, 2112, 7168}};
+    for (const auto& t : kShapes)
+      for (DataType in : kIn) {
+        Case c{};
+        c.m = t[0], c.n = t[1], c.k = t[2];
+        c.a_layout = MatrixLayout::kRowMajor, c.b_layout = MatrixLayout::kColMajor;
+        c.ab = in, c.out = in, c.path = Path::kTma, c.tuning.config = config;
+        c.quick = in == DataType::kFloat16 && t[2] < 1000;
+        add(c, tag);
+      }
   }
   // Clusters of 4 (tuning.cluster_m = 4): four CTAs on adjacent tile rows share B, each loading
   // its quarter (K-major B: block_n / 4 rows rounded up to 8, the last share overlapping the one

@@ -385,6 +385,68 @@ TEST(GemmLayout, EpilogueStagingPutsEveryAccumulatorInPlace) {
   }
 }
 
+// Swapped operands (Config::kSwap): the accumulators of a warpgroup hold the transpose of its
+// wgmma_n x 64 part of D (accumulator row = D's column n, accumulator column = D's row m). The
+// transposed epilogue stages chunk q (D's rows 64 q .. 64 q + 63) with stmatrix .x4 .trans per
+// 16 x 16 block b, which writes element (r, c) of lane l's matrix j (fragment row r = l / 4,
+// columns c = 2 (l % 4), + 1) at bytes 2 r, 2 r + 1 of the row address that lane 8 j + c of the
+// same warp gives, and stores it with a TMA store of box {64, 64} at (col0, row0 + 64 q). Check
+// with the model that every accumulator lands at D(m, n) and every element is written once.
+void check_transposed_epilogue(int wgmma_n) {
+  SCOPED_TRACE(testing::Message() << "wgmma N " << wgmma_n);
+  constexpr int kEsize = 2, kCols = 64, kGroups = 8;
+  const int m_total = wgmma_n, n_total = 64, chunks = wgmma_n / 64;
+  std::vector<std::byte> global(static_cast<std::size_t>(m_total) * n_total * kEsize, std::byte{0});
+  TensorMapSpec spec;
+  spec.dtype = DataType::kBFloat16;
+  spec.rank = 2;
+  spec.address = global.data();
+  spec.dims_inner_first = {static_cast<std::uint64_t>(n_total), static_cast<std::uint64_t>(m_total),
+                           0, 0, 0};
+  spec.strides_bytes_inner_first = {0, static_cast<std::uint64_t>(n_total) * kEsize, 0, 0, 0};
+  spec.box_inner_first = {kCols, 64, 0, 0, 0};
+  spec.swizzle = Swizzle::k128B;
+  auto tag_of = [](int t, int r) { return static_cast<std::uint16_t>((t * 256 + r + 1) & 0xFFFF); };
+  for (int q = 0; q < chunks; ++q) {
+    std::vector<std::byte> buf(8192, std::byte{0});
+    std::set<std::uint32_t> offsets;
+    for (int t = 0; t < 128; ++t) {
+      const int lane = t % 32, warp_first = t - lane;
+      for (int b = 0; b < kGroups / 2; ++b)
+        for (int j = 0; j < 4; ++j) {
+          const int reg = 4 * q * kGroups + ops::detail::gemm::stmatrix_register(b, j);
+          for (int e = 0; e < 2; ++e) {
+            const int r = lane / 4, c = 2 * (lane % 4) + e;
+            const std::uint32_t o =
+                ops::detail::gemm::stmatrix_trans_row_offset(warp_first + 8 * j + c, b) +
+                2u * static_cast<std::uint32_t>(r);
+            ASSERT_TRUE(offsets.insert(o).second) << "two accumulators share byte " << o;
+            const std::uint16_t tag = tag_of(t, reg + e);
+            buf[o] = static_cast<std::byte>(tag & 0xFF);
+            buf[o + 1] = static_cast<std::byte>(tag >> 8);
+          }
+        }
+    }
+    ASSERT_EQ(offsets.size(), std::size_t{64} * kCols) << "the chunk's buffer is not covered once";
+    const std::int32_t c[2] = {0, 64 * q};
+    model::store_box(spec, buf, c, global);
+  }
+  for (int t = 0; t < 128; ++t)
+    for (int r = 0; r < wgmma_n / 2; ++r) {
+      const Coord at = fragment(t, r);  // (n, m) of D
+      const std::size_t off = (static_cast<std::size_t>(at.col) * n_total + at.row) * kEsize;
+      const std::uint32_t got = std::to_integer<std::uint32_t>(global[off]) |
+                                std::to_integer<std::uint32_t>(global[off + 1]) << 8;
+      ASSERT_EQ(got, tag_of(t, r))
+          << "thread " << t << " register " << r << " -> D(" << at.col << ", " << at.row << ")";
+    }
+}
+
+TEST(GemmLayout, TransposedEpiloguePutsEveryAccumulatorInPlace) {
+  check_transposed_epilogue(128);  // cooperative: each warpgroup 128 of the tile's 256 rows
+  check_transposed_epilogue(256);  // ping-pong: a warpgroup the whole tile
+}
+
 // ---- D's edge: TMA stores write whole 16-byte chunks ----------------------------------------
 
 // D (m rows of ld elements of esize bytes, poisoned with 0xAB) after the TMA path's epilogue stores
@@ -1184,6 +1246,63 @@ TEST(GemmPlan, OneWaveOf144WideTiles) {
   EXPECT_EQ(plan::choose_plan(1024, 2112, 7168, 132, req).config, plan::kConfig136);
 }
 
+TEST(GemmPlan, SwapRuleTakesFullWavesOf256x64Tiles) {
+  // A plain product (D in the inputs' type, alpha 1, beta 0) with A row-major and B column-major
+  // and K >= 7168 (112 k-blocks), whose 256 x 64 tiles fill at most two waves of the SMs, the last
+  // >= 90%, with fewer outputs per CTA than the choice so far: configuration 10 (swapped operands,
+  // ping-pong) in clusters of 1, data-parallel. Measured (H200, session 39, bench/results/
+  // h200-2026-11-28-s39-investigation.txt call 2, three seeds beside the 136 rule's choice):
+  // 1024 x 2112 x 7168 (132 tiles) 42.5 us against 43.3-43.7, 2048 x 2112 x 7168 (264) 80.2-80.4
+  // against 84.1-84.5; at K = 4096 no gain.
+  plan::PlanRequest plain;
+  plain.plain = true;
+  for (const std::int64_t m : {1024, 2048}) {
+    const plan::GemmChoice c = plan::choose_plan(m, 2112, 7168, 132, plain);
+    EXPECT_EQ(c.config, plan::kSwapConfig) << m;
+    EXPECT_EQ(c.cluster_m, 1) << m;
+    EXPECT_FALSE(c.split) << m;
+  }
+  // Forced data-parallel (stream_k = 1) or clusters of 1 asked for: still.
+  plan::PlanRequest req = plain;
+  req.stream_k = 1;
+  EXPECT_EQ(plan::choose_plan(1024, 2112, 7168, 132, req).config, plan::kSwapConfig);
+  req = plain;
+  req.cluster_m = 1;
+  EXPECT_EQ(plan::choose_plan(1024, 2112, 7168, 132, req).config, plan::kSwapConfig);
+  // Not: K below 112 k-blocks (1024 x 2112 x 4096: the 136 rule's tile), more than two waves
+  // (4096 x 2112 x 7168: 528 tiles), a last wave under 90% (512 x 2112: 66 tiles; 1536 x 2112: a
+  // second wave of 66), or no fewer outputs a CTA (1024 x 4096 x 11008: two waves of 256 x 64
+  // against one of 128 x 256 in clusters of 2: 32768 each).
+  EXPECT_EQ(plan::choose_plan(1024, 2112, 4096, 132, plain).config, plan::kConfig136);
+  for (const auto& [m, n, k] :
+       {std::array<std::int64_t, 3>{4096, 2112, 7168}, std::array<std::int64_t, 3>{512, 2112, 7168},
+        std::array<std::int64_t, 3>{1536, 2112, 7168},
+        std::array<std::int64_t, 3>{1024, 4096, 11008}})
+    EXPECT_NE(plan::choose_plan(m, n, k, 132, plain).config, plan::kSwapConfig)
+        << m << " x " << n << " x " << k;
+  // Not for another product (not plain, A column-major, B row-major), the ordinary path, a given
+  // configuration, clusters of 2 or a forced split: the 136 rule's choice or the caller's.
+  EXPECT_EQ(plan::choose_plan(1024, 2112, 7168, 132, plan::PlanRequest{}).config, plan::kConfig136);
+  req = plain;
+  req.k_major_a = false;
+  EXPECT_EQ(plan::choose_plan(1024, 2112, 7168, 132, req).config, plan::kConfig136);
+  req = plain;
+  req.k_major_b = false;
+  EXPECT_NE(plan::choose_plan(1024, 2112, 7168, 132, req).config, plan::kSwapConfig);
+  req = plain;
+  req.may_cluster = false;
+  EXPECT_NE(plan::choose_plan(1024, 2112, 7168, 132, req).config, plan::kSwapConfig);
+  req = plain;
+  req.cluster_m = 2;
+  EXPECT_EQ(plan::choose_plan(1024, 2112, 7168, 132, req).config, plan::kConfig136);
+  req = plain;
+  req.stream_k = 2;
+  EXPECT_TRUE(plan::choose_plan(1024, 2112, 7168, 132, req).split);
+  req = plain;
+  req.config = 9;
+  EXPECT_EQ(plan::choose_plan(1024, 2112, 7168, 132, req).config, 9);
+}
+
 TEST(GemmPlan, AFullLastWaveIsNotSplit) {
   // 512 x 4096 x 11008: 128 tiles of 128 x 128 (64 cluster tiles on 66 clusters: one wave, 97%
   // of the workers). The cost model alone splits it on 128 x 192 tiles; every recorded sweep had
@@ -1809,7 +1928,7 @@ TEST(GemmArgs, RejectsBadTuning) {
   ops::GemmTuning t;
   t.config = ops::kNumGemmConfigs;
   EXPECT_EQ(error_of([&] { ops::gemm_tuned(g, nullptr, ops::Path::kTma, t); }),
-            "tma::ops::gemm: tuning.config = 10 is outside -1..9 (kGemmConfigs): use -1 to let "
+            "tma::ops::gemm: tuning.config = 11 is outside -1..10 (kGemmConfigs): use -1 to let "
             "gemm() choose");
   // A row-box width (224: not a multiple of the 64-column atoms) with a row-major B.
   t.config = 4;
@@ -1842,6 +1961,45 @@ TEST(GemmArgs, RejectsBadTuning) {
             "tma::ops::gemm: tuning.config = 7 (128 x 176 ping-pong tiles) needs Path::kTma: the "
             "ordinary path has no kernel for it (its epilogue does not fit the registers left "
             "next to 176 accumulators); use another configuration or -1");
+}
+
+TEST(GemmArgs, RejectsSwappedOperandsOutsideTheirProducts) {
+  for (int config = 0; config < ops::kNumGemmConfigs; ++config) {
+    if (!ops::kGemmConfigs[config].swap_ab) continue;
+    SCOPED_TRACE(config);
+    const std::string head = "tma::ops::gemm: tuning.config = " + std::to_string(config) +
+                             " (256 x 64 tiles with swapped operands) runs only with A row-major, "
+                             "B column-major, D in the inputs' type, alpha = 1, beta = 0, "
+                             "data-parallel tiles and Path::kTma; this call lacks ";
+    const std::string tail = ": use another configuration or -1";
+    ops::GemmTuning t;
+    t.config = config;
+    // valid_args: A and B row-major, bf16 -> bf16, alpha 1, beta 0.
+    auto g = valid_args();
+    EXPECT_EQ(error_of([&] { ops::gemm_tuned(g, nullptr, ops::Path::kTma, t); }),
+              head + "B column-major (B is row-major)" + tail);
+    g.b_layout = ops::MatrixLayout::kColMajor;
+    g.ldb = g.k;
+    g.a_layout = ops::MatrixLayout::kColMajor;
+    g.lda = g.m;
+    EXPECT_EQ(error_of([&] { ops::gemm_tuned(g, nullptr, ops::Path::kTma, t); }),
+              head + "A row-major (A is column-major)" + tail);
+    g = valid_args();
+    g.b_layout = ops::MatrixLayout::kColMajor;
+    g.ldb = g.k;
+    g.d_dtype = DataType::kFloat32;
+    g.c = at(0x4000000);
+    g.c_dtype = DataType::kFloat32;
+    g.ldc = g.n;
+    g.alpha = 2.0f;
+    g.beta = 0.5f;
+    t.stream_k = 2;
+    EXPECT_EQ(error_of([&] { ops::gemm_tuned(g, nullptr, ops::Path::kOrdinary, t); }),
+              head +
+                  "D in the inputs' type, alpha = 1 (alpha = 2), beta = 0 (beta = 0.5), no split "
+                  "(tuning.stream_k = 2), Path::kTma" +
+                  tail);
+  }
 }
 
 TEST(GemmArgs, RejectsBadStreamKTuning) {

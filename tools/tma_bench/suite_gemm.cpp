@@ -50,17 +50,21 @@ constexpr int kSweepClusters[] = {1, 2, 4};
 // JSON; --variants and --plan take them by it) and its tuning: per configuration, data-parallel
 // in clusters of 1, 2 and 4 (cfgN_clC), then stream-K forced in clusters of 1 (cfgN_sk), 2 and 4
 // (cfgN_sk2, cfgN_sk4: B multicast as data-parallel); only what ops::gemm_config_allowed lets
-// run with the case's B.
+// run with the case's B, and a swapped-operand configuration data-parallel with A row-major
+// (ops::gemm_config_swap_supported; the cases' D is bf16 = the inputs' type, alpha 1, beta 0).
 struct Variant {
   std::string name;
   ops::GemmTuning tuning;
 };
-std::vector<Variant> sweep_variants(bool b_row_major) {
+std::vector<Variant> sweep_variants(bool a_row_major, bool b_row_major) {
   std::vector<Variant> out;
   for (int config = 0; config < ops::kNumGemmConfigs; ++config) {
     for (const int stream_k : {1, 2}) {
       for (const int cluster : kSweepClusters) {
         if (!ops::gemm_config_allowed(ops::kGemmConfigs[config], cluster, !b_row_major)) continue;
+        if (!ops::gemm_config_swap_supported(ops::kGemmConfigs[config], a_row_major, !b_row_major,
+                                             true, stream_k == 2))
+          continue;
         const std::string kind = stream_k == 1  ? "_cl" + std::to_string(cluster)
                                  : cluster == 1 ? std::string("_sk")
                                                 : "_sk" + std::to_string(cluster);
@@ -270,8 +274,10 @@ struct GemmBuffers {
 
 std::string plan_detail(ops::Path path, const ops::GemmPlan& p) {
   return std::string("tma::ops::gemm Path::") + (path == ops::Path::kTma ? "kTma" : "kOrdinary") +
-         ", config " + std::to_string(p.config) + " (128x" +
-         std::to_string(ops::kGemmConfigs[p.config].block_n) + ", " +
+         ", config " + std::to_string(p.config) + " (" +
+         std::to_string(ops::gemm_config_block_m(ops::kGemmConfigs[p.config])) + "x" +
+         std::to_string(ops::kGemmConfigs[p.config].block_n) +
+         (ops::kGemmConfigs[p.config].swap_ab ? " swapped" : "") + ", " +
          std::to_string(ops::kGemmConfigs[p.config].stages) + " stages), cluster " +
          std::to_string(p.cluster_m) + ", raster group " + std::to_string(p.raster_group) + ", " +
          (p.stream_k_tiles > 0 ? "stream-K over " + std::to_string(p.stream_k_tiles) + " tiles, "
@@ -367,7 +373,8 @@ CaseResult run_gemm(const Case& c, Runner& r) {
           continue;  // tma::ops::gemm would reject it
         if (config >= 0 && path != ops::Path::kTma &&
             ops::gemm_config_tma_only(ops::kGemmConfigs[config]))
-          continue;  // no ordinary-path kernel
+          continue;                                                      // no ordinary-path kernel
+        if (config >= 0 && ops::kGemmConfigs[config].swap_ab) continue;  // never splits
         ops::GemmTuning t;
         t.config = config;
         t.cluster_m = config < 0 ? 0 : cluster;
@@ -411,7 +418,7 @@ CaseResult run_gemm(const Case& c, Runner& r) {
         Impl{std::move(name), "tma::ops::gemm", role, launch, bufs.d_view(0), {}, check});
   };
   // --plan: a variant in the plan's place for this shape (an experiment aid, named in the note).
-  const std::vector<Variant> variants = sweep_variants(c.gemm->b_row_major);
+  const std::vector<Variant> variants = sweep_variants(c.gemm->a_row_major, c.gemm->b_row_major);
   const auto variant_named = [&](const std::string& name) -> const Variant* {
     for (const Variant& v : variants)
       if (v.name == name) return &v;

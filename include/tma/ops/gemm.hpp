@@ -94,15 +94,23 @@ void gemm(const GemmArgs& args, cudaStream_t stream = nullptr, Path path = Path:
 // the M of wgmma) or take turns (ping-pong: each warpgroup a whole tile, alternate tiles, one
 // warpgroup's epilogue running under the other's k-loop).
 struct GemmConfig {
-  int block_n;  // wgmma N: 256, 240, 224, 192, 176, 144, 136 or 128
+  int block_n;  // the tile's N: 256, 240, 224, 192, 176, 144, 136 or 128 (wgmma N); 64 (swap_ab)
   int stages;   // shared-memory ring depth (A 16 KiB + B block_n x 128 B per stage)
-  // 8 KiB output staging buffers per consumer warpgroup: 2 or 4. Measured (H200, 2026-11-22,
-  // bench/experiments/gemm_overhead): 128 x 256 with 3 stages and 4 buffers (no waits between its
-  // TMA stores) cut the per-tile overhead (3.8 -> 3.2 us) but slowed the k-loop by 10%; an
-  // epilogue storing straight from registers to global memory doubled the overhead (7.6 us).
+  // 8 KiB output staging buffers per consumer warpgroup: 1 (swap_ab only), 2 or 4. Measured (H200,
+  // 2026-11-22, bench/experiments/gemm_overhead): 128 x 256 with 3 stages and 4 buffers (no waits
+  // between its TMA stores) cut the per-tile overhead (3.8 -> 3.2 us) but slowed the k-loop by 10%;
+  // an epilogue storing straight from registers to global memory doubled the overhead (7.6 us).
   int epilogue_buffers;
   bool pingpong;  // false: cooperative; true: ping-pong (block_n 128 or 176: 2 x block_n / 2
                   // accumulators)
+  // Swapped operands: the tile is 256 x block_n (block_n = 64) and wgmma computes its transpose,
+  // D^T = B^T A^T: wgmma's M is the tile's 64 columns (B's rows of a K-major B), its N the tile's
+  // rows (cooperative: each consumer warpgroup one half of A's 256 rows, N = 128; ping-pong: each
+  // warpgroup whole tiles, N = 256), so a 64-column tile still multiplies at a wide wgmma N; the
+  // epilogue stores the transposed accumulators through stmatrix .trans. TMA path, both operands
+  // K-major (A row-major, B column-major), D in the inputs' type with alpha 1 and beta 0 (the
+  // plain kernels), no stream-K split: gemm_config_swap_supported.
+  bool swap_ab = false;
 };
 
 // The compiled configurations: all tile choices of the kernel (the register budgets, raster and
@@ -178,6 +186,19 @@ inline constexpr GemmConfig kGemmConfigs[] = {
     // clusters): 4.2% faster than the split 128 x 192 tiles (H100, session 37, four alternating
     // README-regime rounds; docs/perf-log.md).
     {136, 5, 2, false},
+    // 256 x 64 tiles with swapped operands, ping-pong (swap_ab, pingpong; 5 x 40 KiB stages, one
+    // 8 KiB output buffer per warpgroup to fit them): each consumer warpgroup a whole tile as one
+    // wgmma M = 64 x N = 256 per k-step, one warpgroup's epilogue under the other's k-loop. N =
+    // 2112 = 33 x 64 at M = 1024 / 2048: 4 x 33 = 132 / 8 x 33 = 264 tiles, one / two full waves of
+    // 132 SMs with no column wasted, each tile 16384 outputs against 128 x 136's 17408. cuBLASLt's
+    // pick at both shapes (nvjet ..._64x256_64x5_1x2: wgmma M on N, ping-pong, 5 stages) is this
+    // tile. Measured (H200, session 39, docs/perf-log.md; tma-bench, three seeds, beside config
+    // 9): 1024 x 2112 x 7168 42.5 us against 43.3-43.7 (ncu: 68.4k cycles, cuBLASLt's kernel
+    // 68.1k, config 9 71.0k), 2048 x 2112 x 7168 80.2-80.4 against 84.1-84.5; at K = 4096 no gain.
+    // With 4 stages and two buffers 5% slower than config 9 (the ring too shallow for 40 KiB
+    // stages); a cooperative form (each warpgroup N = 128 of the rows) 17% slower. The plan takes
+    // it by its own rule (gemm_config.hpp: the swap rule).
+    {64, 5, 1, true, true},
 };
 inline constexpr int kNumGemmConfigs = sizeof(kGemmConfigs) / sizeof(kGemmConfigs[0]);
 
@@ -185,7 +206,23 @@ inline constexpr int kNumGemmConfigs = sizeof(kGemmConfigs) / sizeof(kGemmConfig
 // multiple of the 64-column swizzle atom of a row-major B) is loaded as one box of rows. gemm()
 // does not choose it for a row-major B; naming it in GemmTuning::config with one is an error.
 constexpr bool gemm_config_needs_k_major_b(const GemmConfig& c) {
-  return c.block_n % 64 != 0;
+  return c.block_n % 64 != 0 || c.swap_ab;
+}
+
+// The tile's rows (M): 128, or 256 with swapped operands (GemmConfig::swap_ab).
+constexpr int gemm_config_block_m(const GemmConfig& c) {
+  return c.swap_ab ? 256 : 128;
+}
+
+// Whether a swapped-operand configuration (GemmConfig::swap_ab) runs this product: A row-major
+// and B column-major (both K-major: each is loaded as one box of rows per k-block and read by
+// wgmma in the other's role), D in the inputs' type with alpha 1 and beta 0 (its epilogue stages
+// 16-bit values only, with no C), data-parallel tiles (stream_k_split false). Every other
+// configuration: true. gemm() chooses a swapped configuration only where this holds; naming one
+// in GemmTuning::config where it does not is an error.
+constexpr bool gemm_config_swap_supported(const GemmConfig& c, bool k_major_a, bool k_major_b,
+                                          bool plain, bool stream_k_split) {
+  return !c.swap_ab || (k_major_a && k_major_b && plain && !stream_k_split);
 }
 
 // Whether configuration `c` runs in clusters of `cluster_m` CTAs (1, 2 or 4;
@@ -220,10 +257,11 @@ constexpr bool gemm_config_allowed(const GemmConfig& c, int cluster_m, bool k_ma
 
 // Whether configuration `c` runs on Path::kTma only: a wide ping-pong tile (176 accumulators per
 // consumer thread) leaves the ordinary path's epilogue (bounds-checked stores from registers) too
-// few registers (ptxas spills 160 B). gemm() does not choose it for the ordinary path; naming it in
+// few registers (ptxas spills 160 B); a swapped-operand tile (swap_ab) stages its transposed
+// outputs for TMA stores only. gemm() does not choose it for the ordinary path; naming it in
 // GemmTuning::config with Path::kOrdinary is an error.
 constexpr bool gemm_config_tma_only(const GemmConfig& c) {
-  return c.pingpong && c.block_n > 128;
+  return (c.pingpong && c.block_n > 128) || c.swap_ab;
 }
 
 // Run-time choices; 0 or -1 leaves the choice to gemm()'s heuristics.

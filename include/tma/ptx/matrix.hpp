@@ -20,6 +20,19 @@ __device__ __forceinline__ void stmatrix_x4(std::uint32_t addr, std::uint32_t r0
                : "memory");
 }
 
+// stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [addr], {r0, r1, r2, r3};   PTX ISA 7.8,
+// sm_90. As stmatrix_x4, each matrix stored transposed: lanes 8 j .. 8 j + 7 give the addresses of
+// the rows of matrix j's transpose, so row c's 16 bytes hold column c of the registers' matrix
+// (lane l's two values land in rows 2 (l % 4) and 2 (l % 4) + 1, bytes 2 (l / 4) .. + 1). The GEMM
+// epilogue of a swapped-operand tile, whose accumulators hold the transpose of D's part.
+__device__ __forceinline__ void stmatrix_x4_trans(std::uint32_t addr, std::uint32_t r0,
+                                                  std::uint32_t r1, std::uint32_t r2,
+                                                  std::uint32_t r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr),
+               "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
+}
+
 // ldmatrix.sync.aligned.m8n8.x4.shared.b16 {r0, r1, r2, r3}, [addr];   PTX ISA 6.5, sm_75. The
 // whole warp, converged. The inverse of stmatrix_x4: the same addresses, the same registers.
 __device__ __forceinline__ void ldmatrix_x4(std::uint32_t addr, std::uint32_t& r0,
