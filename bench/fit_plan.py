@@ -201,6 +201,10 @@ def choose_plan(m, n, k, sms, c):
     def workers_of(plan):
         return max(sms // plan[1], 1)
 
+    def outputs_of(plan):  # a CTA's outputs over its waves (gemm_config.hpp: outputs_of)
+        return (cdiv(tiles_of(plan), workers_of(plan)) * CONFIG_BLOCK_M[plan[0]] *
+                CONFIG_BLOCK_N[plan[0]])
+
     dp_config = choose_config(m, n, sms)
     dp = (dp_config, choose_cluster_m(tiles_m, tiles_n(dp_config), sms), False)
     rule = PINGPONG_RULE[0]
@@ -218,11 +222,10 @@ def choose_plan(m, n, k, sms, c):
             if 2 * tiles < 7 * workers:
                 continue
             per_column = PINGPONG_176_TIME if config == WIDE_PINGPONG_CONFIG else 1.0
-            t = cdiv(tiles, workers) * CONFIG_BLOCK_N[config] * per_column
+            t = outputs_of(plan) * per_column
             if best_pp is None or t < t_pp:
                 best_pp, t_pp = plan, t
-        t_dp_columns = cdiv(tiles_of(dp), workers_of(dp)) * CONFIG_BLOCK_N[dp[0]]
-        if best_pp is not None and t_pp <= PINGPONG_GAIN * t_dp_columns:
+        if best_pp is not None and t_pp <= PINGPONG_GAIN * outputs_of(dp):
             return best_pp
     # The one-wave rule (gemm_config.hpp: kOneWaveNarrowMaxKBlocks; session 24): one wave of
     # 128 x 256 tiles with K <= 2048 -> two waves of 128 x 128 tiles in clusters of 2 (session
@@ -245,9 +248,7 @@ def choose_plan(m, n, k, sms, c):
             waves = cdiv(tiles, workers)
             last = tiles - (waves - 1) * workers
             if (waves <= (WAVES136[0] if config == CONFIG136 else 1) and
-                    last >= WAVE144_SHARE * workers and
-                    cdiv(tiles_of(dp), workers_of(dp)) * CONFIG_BLOCK_N[dp[0]] >
-                    waves * CONFIG_BLOCK_N[config]):
+                    last >= WAVE144_SHARE * workers and outputs_of(dp) > outputs_of(wave)):
                 so_far, one_wave_rule = wave, True
                 break
     # The swap rule (session 39 on).
@@ -256,13 +257,8 @@ def choose_plan(m, n, k, sms, c):
         tiles, workers = tiles_of(swap), workers_of(swap)
         waves = cdiv(tiles, workers)
         last = tiles - (waves - 1) * workers
-
-        def outputs(plan):
-            return (cdiv(tiles_of(plan), workers_of(plan)) * CONFIG_BLOCK_M[plan[0]] *
-                    CONFIG_BLOCK_N[plan[0]])
-
         if (waves <= SWAP_MAX_WAVES and last >= WAVE144_SHARE * workers and
-                outputs(swap) < outputs(so_far)):
+                outputs_of(swap) < outputs_of(so_far)):
             return swap
     if one_wave_rule:
         return so_far

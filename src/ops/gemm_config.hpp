@@ -131,13 +131,11 @@ struct Config {
   static constexpr bool kPingPong = kGemmConfigs[kIndex].pingpong;
   static constexpr int kHalves = kPingPong && !kGemmConfigs[kIndex].swap_ab ? 2 : 1;
   // Swapped operands (GemmConfig::swap_ab): a kTileM (256) x kBlockN (64) tile, whose transpose
-  // a consumer warpgroup accumulates as wgmma M = 64 (the tile's columns: B's rows) x N = 128
-  // (cooperative: its half of the tile's rows, A's rows 128 wgc .. 128 wgc + 127) or 256
-  // (ping-pong: all of them).
+  // a ping-pong consumer warpgroup accumulates as wgmma M = 64 (the tile's columns: B's rows) x
+  // N = 256 (the tile's rows: A's).
   static constexpr bool kSwap = kGemmConfigs[kIndex].swap_ab;
   static constexpr int kTileM = ::tma::ops::gemm_config_block_m(kGemmConfigs[kIndex]);
-  static constexpr int kWgmmaN =
-      kSwap ? (kPingPong ? kTileM : kTileM / kConsumerWarpgroups) : kBlockN;
+  static constexpr int kWgmmaN = kSwap ? kTileM : kBlockN;
   static constexpr int kAccumulators = kWgmmaN / 2;  // f32 registers per consumer thread and half
   // Releases per stage and destination CTA: one per warpgroup that reads it (gemm_kernel.cuh:
   // mainloop).
@@ -158,8 +156,10 @@ struct Config {
                     (kSwap && kBlockN == 64),
                 "block_n is a wgmma N tmakit wraps: 256, 240, 224, 192, 176, 144, 136 or 128 (64 "
                 "with swapped operands: wgmma M)");
-  static_assert(!kSwap || (kBlockN == 64 && kTileM == 256),
-                "a swapped-operand tile is 256 x 64: wgmma M = 64 (the tile's columns)");
+  static_assert(!kSwap || (kBlockN == 64 && kTileM == 256 && kPingPong),
+                "a swapped-operand tile is 256 x 64, ping-pong: wgmma M = 64 (the tile's "
+                "columns), N = 256 (its rows; a cooperative form, N = 128 per warpgroup, was 17% "
+                "slower: docs/perf-log.md session 39)");
   // A cluster's CTAs load shares of a K-major B's rows, each starting on a 1024-byte swizzle
   // repeat (8 rows; row_box_start): kBlockN a multiple of 8.
   static_assert(kBlockN % 8 == 0, "block_n is a multiple of 8 (a K-major B's shares)");
@@ -515,13 +515,14 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
     const int w = sm_count / c.cluster_m;
     return static_cast<std::int32_t>(w > 0 ? w : 1);
   };
-  // Waves of cluster tiles, and the output columns a worker computes over them (the ping-pong
-  // and 144 rules' measure of the idle share: waves x block_n).
+  // Waves of cluster tiles, and the outputs a CTA computes over them (the ping-pong, 144 and swap
+  // rules' measure of the idle share: waves x block_m x block_n).
   const auto waves_of = [&](const GemmChoice& c) {
     return (tiles_of(c) + workers_of(c) - 1) / workers_of(c);
   };
-  const auto columns_of = [&](const GemmChoice& c) {
-    return waves_of(c) * kGemmConfigs[c.config].block_n;
+  const auto outputs_of = [&](const GemmChoice& c) {
+    return waves_of(c) * ::tma::ops::gemm_config_block_m(kGemmConfigs[c.config]) *
+           kGemmConfigs[c.config].block_n;
   };
   // Many tiles, K <= 8192: a ping-pong configuration in clusters of 2, data-parallel. A
   // cooperative tile's epilogue stalls its tensor cores (~8% of its time at K = 2048: gemm_trace,
@@ -551,14 +552,14 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
       const GemmChoice c{config, 2, false};
       if (2 * tiles_of(c) < kPingPongMinHalfWaves * workers_of(c)) continue;
       const double per_column = config == kWidePingPongConfig ? kPingPong176Time : 1.0;
-      const double t = static_cast<double>(columns_of(c)) * per_column;
+      const double t = static_cast<double>(outputs_of(c)) * per_column;
       if (pingpong.config < 0 || t < t_pingpong) {
         pingpong = c;
         t_pingpong = t;
       }
     }
     // ... when its waves leave at least 3% fewer columns idle than the cooperative choice's.
-    const double t_dp = static_cast<double>(columns_of(dp));
+    const double t_dp = static_cast<double>(outputs_of(dp));
     if (pingpong.config >= 0 && t_pingpong <= kPingPongGain * t_dp) return pingpong;
   }
   // One wave of 128 x 256 tiles with K <= 2048: two waves of 128 x 128 tiles instead (clusters
@@ -614,7 +615,7 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
       const std::int64_t last_wave = tiles - (waves - 1) * workers;
       if (waves <= (config == kConfig136 ? kWaves136 : 1) &&
           static_cast<double>(last_wave) >= kWave144Share * static_cast<double>(workers) &&
-          columns_of(dp) > columns_of(wave)) {
+          outputs_of(dp) > outputs_of(wave)) {
         so_far = wave;
         one_wave_rule = true;
         break;
@@ -637,13 +638,9 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
     const std::int64_t tiles = tiles_of(swap), workers = workers_of(swap);
     const std::int64_t waves = waves_of(swap);
     const std::int64_t last_wave = tiles - (waves - 1) * workers;
-    const auto outputs = [&](const GemmChoice& c) {
-      return waves_of(c) * ::tma::ops::gemm_config_block_m(kGemmConfigs[c.config]) *
-             kGemmConfigs[c.config].block_n;
-    };
     if (waves <= kSwapMaxWaves &&
         static_cast<double>(last_wave) >= kWave144Share * static_cast<double>(workers) &&
-        outputs(swap) < outputs(so_far))
+        outputs_of(swap) < outputs_of(so_far))
       return swap;
   }
   if (one_wave_rule) return so_far;

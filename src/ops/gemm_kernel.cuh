@@ -430,16 +430,13 @@ __device__ __forceinline__ void mainloop(float (&acc)[Cfg::kHalves][Cfg::kAccumu
   };
   // Stage 0's descriptors, stepped to each stage, K step and half with descriptor_advance (one
   // add each): built from the address every time, they took ~8 instructions per wgmma operand
-  // (SASS, session 17). Swapped operands (Config::kSwap): wgmma's A is the stage's B tile (the
-  // tile's 64 columns, K-major), its B this warpgroup's 128 rows of the A tile (atoms 2 wgc and
-  // 2 wgc + 1, K-major), so the accumulators hold the transpose of its 128 x 64 part.
+  // (SASS, session 17). Swapped operands (Config::kSwap, ping-pong): wgmma's A is the stage's B
+  // tile (the tile's 64 columns, K-major), its B the whole A tile (256 rows, K-major), so the
+  // accumulators hold the transpose of the 256 x 64 tile.
   std::uint64_t a0 = Cfg::kSwap ? TileA::descriptor(smem_base + Cfg::kABytes, 0)
                                 : TileA::descriptor(smem_base + first_atom * kAtomBytes, 0);
   std::uint64_t b0 =
-      Cfg::kSwap
-          ? TileB::descriptor(
-                smem_base + first_atom * (kAtomBytes * Cfg::kAtomsA / kConsumerWarpgroups), 0)
-          : TileB::descriptor(smem_base + Cfg::kABytes, 0);
+      Cfg::kSwap ? TileB::descriptor(smem_base, 0) : TileB::descriptor(smem_base + Cfg::kABytes, 0);
   ptx::fence_operand(a0);
   ptx::fence_operand(b0);
   PipelineState previous = s;
@@ -845,10 +842,8 @@ __device__ __forceinline__ void finish_unit(float (&acc)[Cfg::kHalves][Cfg::kAcc
 #pragma unroll
   for (int h = 0; h < Cfg::kHalves; ++h) {
     const int half = first_atom + h;  // rows 64 half .. 64 half + 63 of the tile
-    // (Swapped operands: rows 128 half .. 128 half + 127 of the 256-row tile.)
-    const EpilogueTile tile{
-        Cfg::kSwap ? tm * Cfg::kTileM + Cfg::kWgmmaN * half : half_row0(tm, half),
-        tn * Cfg::kBlockN};
+    // (Swapped operands: half is 0, the whole 256-row tile.)
+    const EpilogueTile tile{Cfg::kSwap ? tm * Cfg::kTileM : half_row0(tm, half), tn * Cfg::kBlockN};
     // A cluster's second CTA past the last tile row, or a half's rows past m: nothing to store;
     // nor, with stream-K, to hand over (contributor and finisher CTAs have the same rank, so the
     // same tile row, and skip the same rows). The k-loop ran regardless: the CTA's producer

@@ -105,9 +105,9 @@ struct GemmConfig {
                   // accumulators)
   // Swapped operands: the tile is 256 x block_n (block_n = 64) and wgmma computes its transpose,
   // D^T = B^T A^T: wgmma's M is the tile's 64 columns (B's rows of a K-major B), its N the tile's
-  // rows (cooperative: each consumer warpgroup one half of A's 256 rows, N = 128; ping-pong: each
-  // warpgroup whole tiles, N = 256), so a 64-column tile still multiplies at a wide wgmma N; the
-  // epilogue stores the transposed accumulators through stmatrix .trans. TMA path, both operands
+  // 256 rows (a ping-pong warpgroup takes whole tiles: pingpong must be true), so a 64-column tile
+  // still multiplies at a wide wgmma N; the epilogue stores the transposed accumulators through
+  // stmatrix .trans. TMA path, both operands
   // K-major (A row-major, B column-major), D in the inputs' type with alpha 1 and beta 0 (the
   // plain kernels), no stream-K split: gemm_config_swap_supported.
   bool swap_ab = false;
