@@ -31,8 +31,8 @@ with recorded binaries: a later change to the C++ plan shows here only once a sw
 binary is recorded, so change both together.
 
 The record's "tma" entry may come from a binary with other rules or constants than the current
-source: --binary SESSION (BINARIES below: s6, s7, s8, s10, s20, s24, s27, s28, s38, s39, the
-default and the current source) sets what that session's binary had, and each option after it overrides one
+source: --binary SESSION (BINARIES below: s6, s7, s8, s10, s20, s24, s27, s28, s38, s39, s40,
+the default and the current source) sets what that session's binary had, and each option after it overrides one
 setting (e.g. new constants, to score a refit). The history: session 6's binary ran with
 --block-cost2 1.3 --block-cost1 1.6 --handoff 2 --gain 0.95; the binaries of sessions 6 and 7
 had the first 4 configurations (--configs 4); session 8 added the widths 224, 240 and 176
@@ -48,7 +48,10 @@ it off). Session 30 added configuration 9 (128 x 136), taken before 144 by the s
 K >= 4096, and session 37 let it take two waves (--waves136 2; 1 in sessions 30-36, 0 before).
 Session 39 added configuration 10 (256 x 64 tiles with swapped operands, ping-pong) and the swap
 rule (full waves of its tiles with fewer outputs per CTA, K >= 7168, plain products with A
-row-major and B column-major: the sweeps' bf16 products; --configs 10 turns it off).
+row-major and B column-major: the sweeps' bf16 products; --configs 10 turns it off). Session 40
+added the long-K split rule (the 128 x 256 split in clusters of 2 for K >= 4096 with >= 5 waves of
+its cluster tiles, in place of the 128 x 176 ping-pong or of a 128 x 256 data-parallel plan whose
+last wave is <= 80% full; --long-split-rule off turns it off).
 Session 27's sweep is bench/results/h100-2026-11-27-s27-gemm-sweep.json; session 38's
 (bench/results/h200-2026-11-28-s38-gemm-sweep.json, the 33 target shapes on an H200) checks the
 source of that session; session 39's record (bench/results/h200-2026-11-28-s39-plan-check.json:
@@ -115,6 +118,15 @@ WAVES136 = [2]
 SWAP_CONFIG = 10
 SWAP_MIN_K_BLOCKS = 112
 SWAP_MAX_WAVES = 2
+# The long-K split rule (gemm_config.hpp: kLongSplitMinKBlocks, kLongSplitMinWaves,
+# kLongSplitLastWave; session 40 on): the 128 x 256 split in clusters of 2, K >= 4096, >= 5 waves
+# of its cluster tiles, in place of the 128 x 176 ping-pong where its even share gives a CTA no
+# more outputs than the ping-pong's waves, and of the 128 x 256 data-parallel plan whose last
+# wave is <= 80% full. "off" for the binaries before session 40.
+LONG_SPLIT_RULE = ["on"]
+LONG_SPLIT_MIN_K_BLOCKS = 64
+LONG_SPLIT_MIN_WAVES = 5.0
+LONG_SPLIT_LAST_WAVE = 0.8
 # Whether the sweep's B was column-major (K-major; the default layout rc): the s24 rule needs it.
 K_MAJOR_B = [True]
 K_MAJOR_A = [True]
@@ -207,6 +219,13 @@ def choose_plan(m, n, k, sms, c):
 
     dp_config = choose_config(m, n, sms)
     dp = (dp_config, choose_cluster_m(tiles_m, tiles_n(dp_config), sms), False)
+    # The long-K split rule's split and a CTA's outputs under it (0: none).
+    long_split, long_split_outputs = (0, choose_stream_k_cluster_m(tiles_m), True), 0.0
+    if LONG_SPLIT_RULE[0] == "on" and K_MAJOR_B[0] and k_blocks >= LONG_SPLIT_MIN_K_BLOCKS:
+        tiles, workers = tiles_of(long_split), workers_of(long_split)
+        if (long_split[1] == 2 and tiles / workers >= LONG_SPLIT_MIN_WAVES and tiles <= 2**30
+                and stream_k_fits(tiles, k_blocks, workers)):
+            long_split_outputs = tiles / workers * BLOCK_M * CONFIG_BLOCK_N[0]
     rule = PINGPONG_RULE[0]
     if rule == "s20" and k_blocks <= PINGPONG_MAX_K_BLOCKS[rule] and WIDE_PINGPONG_CONFIG < CONFIGS[0]:
         pingpong = (WIDE_PINGPONG_CONFIG, 2, False)
@@ -226,6 +245,9 @@ def choose_plan(m, n, k, sms, c):
             if best_pp is None or t < t_pp:
                 best_pp, t_pp = plan, t
         if best_pp is not None and t_pp <= PINGPONG_GAIN * outputs_of(dp):
+            if (best_pp[0] == WIDE_PINGPONG_CONFIG and long_split_outputs > 0 and
+                    long_split_outputs <= outputs_of(best_pp)):
+                return long_split
             return best_pp
     # The one-wave rule (gemm_config.hpp: kOneWaveNarrowMaxKBlocks; session 24): one wave of
     # 128 x 256 tiles with K <= 2048 -> two waves of 128 x 128 tiles in clusters of 2 (session
@@ -266,9 +288,13 @@ def choose_plan(m, n, k, sms, c):
         return dp
     # The full-wave rule (gemm_config.hpp: kFullWaveShare; session 27 on): no split when the
     # data-parallel plan's last wave is at least 95% full.
+    tiles, workers = tiles_of(dp), workers_of(dp)
+    last = tiles - (cdiv(tiles, workers) - 1) * workers
+    if (long_split_outputs > 0 and dp[0] == 0 and dp[1] == 2 and
+            last <= LONG_SPLIT_LAST_WAVE * workers):
+        return long_split
     if FULL_WAVE_RULE[0]:
-        tiles, workers = tiles_of(dp), workers_of(dp)
-        if tiles - (cdiv(tiles, workers) - 1) * workers >= FULL_WAVE_SHARE * workers:
+        if last >= FULL_WAVE_SHARE * workers:
             return dp
 
     t_dp = tile_time(dp[0]) * data_parallel_time(tiles_of(dp), k_blocks, workers_of(dp))
@@ -373,17 +399,21 @@ BINARIES = {
     "s28": dict(configs=9, waves136=0),
     "s38": dict(configs=10),
     "s39": dict(),
+    "s40": dict(),
 }
+for _session in BINARIES:
+    if _session != "s40":
+        BINARIES[_session].setdefault("long_split_rule", "off")
 CURRENT = dict(configs=len(CONFIG_BLOCK_N), pingpong_rule="s24", one_wave_rule="s27",
-               full_wave_rule="on", waves136=2, **DEFAULTS)
+               full_wave_rule="on", waves136=2, long_split_rule="on", **DEFAULTS)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("sweep")
-    ap.add_argument("--binary", choices=list(BINARIES), default="s39",
+    ap.add_argument("--binary", choices=list(BINARIES), default="s40",
                     help="the session whose binary ran the sweep: its rules, configurations and "
-                    "constants (default s39, the current source); the options below override them")
+                    "constants (default s40, the current source); the options below override them")
     for key in DEFAULTS:
         ap.add_argument("--" + key.replace("_", "-"), type=float, default=None)
     ap.add_argument("--grid", action="store_true", help="rank constants on a grid")
@@ -400,6 +430,8 @@ def main():
                     "(session 24's last build to session 26: the cooperative), off (before)")
     ap.add_argument("--full-wave-rule", choices=["on", "off"], default=None,
                     help="the full-wave rule (on from session 27; off before)")
+    ap.add_argument("--long-split-rule", choices=["on", "off"], default=None,
+                    help="the long-K split rule (on from session 40; off before)")
     ap.add_argument("--waves136", type=int, choices=[0, 1, 2], default=None,
                     help="waves of 128 x 136 cluster tiles the 144 rule takes (2 from session 37, "
                     "1 in sessions 30-36, 0: no configuration 9)")
@@ -411,6 +443,7 @@ def main():
     CONFIGS[0] = settings["configs"]
     PINGPONG_RULE[0] = settings["pingpong_rule"]
     WAVES136[0] = settings["waves136"]
+    LONG_SPLIT_RULE[0] = settings["long_split_rule"]
     c = {key: settings[key] for key in DEFAULTS}
     sms, shapes = load(args.sweep)
     if not shapes:
@@ -429,10 +462,14 @@ def main():
             s["times"][best] / chosen if chosen else float("nan"),
             "" if same else "  (the binary chose %s)" % (
                 variant_name(s["recorded"]) if s["recorded"] else "?")))
-    q, q_min, sq, llm, o_sq, o_llm = score(shapes, sms, c)
-    print("quality: mean %.4f, worst %.3f; vs cuBLASLt (geomean): squares >= 2048 %.3f, LLM "
-          "M >= 1024 %.3f; best variant of every shape: %.3f / %.3f" % (
-              q, q_min, sq, llm, o_sq, o_llm))
+    scored = score(shapes, sms, c)
+    if scored is None:
+        print("quality: not scored (the record did not time every choice)")
+    else:
+        q, q_min, sq, llm, o_sq, o_llm = scored
+        print("quality: mean %.4f, worst %.3f; vs cuBLASLt (geomean): squares >= 2048 %.3f, LLM "
+              "M >= 1024 %.3f; best variant of every shape: %.3f / %.3f" % (
+                  q, q_min, sq, llm, o_sq, o_llm))
     if mismatches:
         print("%d of %d choices differ from the binary's: with the constants that binary was "
               "built with, that means the replica is out of date" % (mismatches, len(shapes)))

@@ -5,9 +5,10 @@
 
 One row per shape of issue 5's two target sets that the README lists (the squares >= 2048 and
 the LLM shapes with M >= 1024 named below), in the README's order: tmakit's TMA path and
-cuBLASLt in TFLOP/s, their ratio, our plan (tile, ping-pong, stream-K, cluster) and the ordinary
+cuBLASLt in TFLOP/s, their ratio, our plan (tile, ping-pong, stream-K, cluster), where the record
+has it tma_tuned's ratio to cuBLASLt and its plan ("same" when it is the plan's), and the ordinary
 (cp.async) path of the same kernel; then the two geometric means over the full sets, the number
-of shapes below 0.95x and the lowest three, and (after bench/torch_peers.py) the geometric mean
+of shapes below 0.95x and the lowest three, the same for tma_tuned, and (after bench/torch_peers.py) the geometric mean
 against torch.mm and the Triton TMA matmul over all shapes. --expect: exit 1 unless the two
 geometric means are these (to 4 decimals; a check of the script against a recorded run,
 tools/tma_bench/CMakeLists.txt).
@@ -63,8 +64,15 @@ def main():
     # Keyed by family too: 4096 x 4096 x 4096 is both a square and an LLM shape.
     cases = {(c["family"], c["m"], c["n"], c["k"]): c for c in record["cases"]
              if c.get("status") == "ok"}
-    print("| shape (M x N x K) | tmakit TMA | cuBLASLt | ratio | plan | ordinary cp.async (same kernel) |")
-    print("|---|---|---|---|---|---|")
+    tuned = any("tma_tuned" in c["implementations"] for c in cases.values())
+    if tuned:
+        print("| shape (M x N x K) | tmakit TMA | cuBLASLt | ratio | plan | tuned ratio | tuned plan "
+              "| ordinary cp.async (same kernel) |")
+        print("|---|---|---|---|---|---|---|---|")
+    else:
+        print("| shape (M x N x K) | tmakit TMA | cuBLASLt | ratio | plan | ordinary cp.async "
+              "(same kernel) |")
+        print("|---|---|---|---|---|---|")
     for i, key in enumerate(ROWS):
         c = cases.get(("square" if key[0] == key[1] == key[2] else "llm",) + key)
         if c is None:
@@ -74,25 +82,38 @@ def main():
         ordinary = im.get("ordinary", {}).get("tflops")
         unit = " TFLOP/s" if i == 0 else ""
         ordinary_text = f"{ordinary:.0f}" if ordinary else "-"
+        tuned_text = ""
+        if tuned:
+            u = im.get("tma_tuned")
+            if u and u.get("median_ms"):
+                same = plan_of(u["detail"]) == plan_of(t["detail"])
+                tuned_text = (f"{b['median_ms'] / u['median_ms']:.2f}x | "
+                              f"{'same' if same else plan_of(u['detail'])} | ")
+            else:
+                tuned_text = "- | - | "
         print(f"| {shape_name(*key)} | {t['tflops']:.0f}{unit} | {b['tflops']:.0f} | "
               f"{b['median_ms'] / t['median_ms']:.2f}x | {plan_of(t['detail'])} | "
-              f"{ordinary_text} |")
+              f"{tuned_text}{ordinary_text} |")
     print()
-    ratios = {}
-    for key, c in cases.items():
-        im = c["implementations"]
-        if "tma" in im and "cublasLt" in im:
-            ratios[key] = (c, im["cublasLt"]["median_ms"] / im["tma"]["median_ms"])
     means = []
-    for name in ("squares", "llm"):
-        xs = [(key[1:], r) for key, (c, r) in ratios.items()
-              if issue_set(c["m"], c["n"], c["k"], c.get("family")) == name]
-        low = sorted(xs, key=lambda kr: kr[1])[:3]
-        mean = geomean([r for _, r in xs])
-        means.append(round(mean, 4))
-        print(f"{name}: geomean {mean:.4f} over {len(xs)}, "
-              f"{sum(r < 0.95 for _, r in xs)} below 0.95x; lowest "
-              + ", ".join(f"{shape_name(*key)} {r:.3f}" for key, r in low))
+    for ours, label in (("tma", ""), ("tma_tuned", "tuned ")):
+        ratios = {}
+        for key, c in cases.items():
+            im = c["implementations"]
+            if ours in im and "cublasLt" in im and im[ours].get("median_ms"):
+                ratios[key] = (c, im["cublasLt"]["median_ms"] / im[ours]["median_ms"])
+        if not ratios:
+            continue
+        for name in ("squares", "llm"):
+            xs = [(key[1:], r) for key, (c, r) in ratios.items()
+                  if issue_set(c["m"], c["n"], c["k"], c.get("family")) == name]
+            low = sorted(xs, key=lambda kr: kr[1])[:3]
+            mean = geomean([r for _, r in xs])
+            if ours == "tma":
+                means.append(round(mean, 4))
+            print(f"{label}{name}: geomean {mean:.4f} over {len(xs)}, "
+                  f"{sum(r < 0.95 for _, r in xs)} below 0.95x; lowest "
+                  + ", ".join(f"{shape_name(*key)} {r:.3f}" for key, r in low))
     for peer in ("torch", "triton_tma"):
         xs = [c["implementations"][peer]["median_ms"] / c["implementations"]["tma"]["median_ms"]
               for c in cases.values()

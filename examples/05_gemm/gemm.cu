@@ -10,7 +10,11 @@
 //      rule throws tma::Error naming the argument, its value and the fix, and D stays untouched;
 //   2. the product itself, with the plan gemm chose (tile, cluster, stream-K, plain kernel);
 //   3. a check against an fp64 reference of sampled outputs, ||D - ref|| / ||ref|| within
-//      bf16's rounding (2^-8), after D was filled with NaN so that an unwritten output fails.
+//      bf16's rounding (2^-8), after D was filled with NaN so that an unwritten output fails;
+//   4. tuning: the plans tma::ops::gemm_candidates offers (the first is the one gemm ran), each
+//      timed with CUDA events, the fastest kept, as one would time cuBLASLt's heuristic
+//      algorithms. (Timed here back to back on the same, L2-resident buffers; time them the way
+//      the product runs in the application.)
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -135,6 +139,52 @@ int main() {
       "||D - ref|| / ||ref|| = %.2e over 4096 sampled outputs (bound %.1e); %zu unwritten, "
       "%zu padding elements written\n",
       rel, bound, unwritten, padding_written);
+
+  // 4. The candidate plans, each timed over 20 launches after 3 untimed ones; the fastest kept.
+  std::vector<tma::ops::GemmTuning> candidates;
+  try {
+    candidates = tma::ops::gemm_candidates(g, tma::ops::Path::kTma);
+  } catch (const tma::Error& e) {
+    std::printf("FAIL: gemm_candidates threw: %s\n", e.what());
+    return 1;
+  }
+  cudaEvent_t start = nullptr, stop = nullptr;
+  EXAMPLE_CHECK(cudaEventCreate(&start));
+  EXAMPLE_CHECK(cudaEventCreate(&stop));
+  std::size_t fastest = 0;
+  float fastest_ms = 0;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const tma::ops::GemmTuning& t = candidates[i];
+    try {
+      for (int r = 0; r < 3; ++r)
+        tma::ops::gemm_tuned(g, nullptr, tma::ops::Path::kTma, t);
+      EXAMPLE_CHECK(cudaEventRecord(start));
+      for (int r = 0; r < 20; ++r)
+        tma::ops::gemm_tuned(g, nullptr, tma::ops::Path::kTma, t);
+      EXAMPLE_CHECK(cudaEventRecord(stop));
+    } catch (const tma::Error& e) {
+      std::printf("FAIL: candidate %zu threw: %s\n", i, e.what());
+      return 1;
+    }
+    EXAMPLE_CHECK_LAUNCH();
+    EXAMPLE_CHECK(cudaEventSynchronize(stop));
+    float ms = 0;
+    EXAMPLE_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    ms /= 20;
+    // (config is -1 only where no main kernel runs: D's rows under 16 bytes.)
+    const tma::ops::GemmConfig& c = tma::ops::kGemmConfigs[t.config >= 0 ? t.config : 0];
+    std::printf("candidate %zu: config %d (%d x %d%s%s), cluster %d, %s: %.2f us\n", i, t.config,
+                tma::ops::gemm_config_block_m(c), c.block_n, c.swap_ab ? " swapped" : "",
+                c.pingpong ? " ping-pong" : "", t.cluster_m,
+                t.stream_k == 2 ? "split along K" : "data-parallel", 1e3 * ms);
+    if (i == 0 || ms < fastest_ms) {
+      fastest = i;
+      fastest_ms = ms;
+    }
+  }
+  std::printf("fastest: candidate %zu of %zu\n", fastest, candidates.size());
+  EXAMPLE_CHECK(cudaEventDestroy(start));
+  EXAMPLE_CHECK(cudaEventDestroy(stop));
 
   EXAMPLE_CHECK(cudaFree(d_a));
   EXAMPLE_CHECK(cudaFree(d_w));

@@ -24,6 +24,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "gemm_edge.cuh"
 #include "gemm_kernel.cuh"
@@ -395,6 +396,19 @@ int workers_for(int clusters, std::int64_t tiles, bool split, int max_ctas, int 
 unsigned long long* g_trace = nullptr;
 #endif
 
+// What the plan (gemm_config.hpp: choose_plan) is asked for these arguments and this tuning.
+PlanRequest plan_request(const GemmArgs& g, Path path, const GemmTuning& tuning) {
+  PlanRequest request;
+  request.config = tuning.config;
+  request.cluster_m = tuning.cluster_m;
+  request.stream_k = tuning.stream_k;
+  request.may_cluster = path == Path::kTma;
+  request.k_major_b = g.b_layout == MatrixLayout::kColMajor;
+  request.k_major_a = g.a_layout == MatrixLayout::kRowMajor;
+  request.plain = g.d_dtype == g.a_dtype && g.alpha == 1.0f && g.beta == 0.0f;
+  return request;
+}
+
 Resolved resolve(const GemmArgs& g, Path path, const GemmTuning& tuning) {
   check_args(g, path, tuning);
   int dev = 0;
@@ -417,15 +431,7 @@ Resolved resolve(const GemmArgs& g, Path path, const GemmTuning& tuning) {
   r.n_main = path == Path::kTma ? tma_store_columns(g.n, cd) : g.n;
   // Configuration, cluster and split together (gemm_config.hpp: choose_plan), estimated with one
   // CTA per SM; the launch below sizes the grid by the real occupancy.
-  PlanRequest request;
-  request.config = tuning.config;
-  request.cluster_m = tuning.cluster_m;
-  request.stream_k = tuning.stream_k;
-  request.may_cluster = path == Path::kTma;
-  request.k_major_b = g.b_layout == MatrixLayout::kColMajor;
-  request.k_major_a = g.a_layout == MatrixLayout::kRowMajor;
-  request.plain = g.d_dtype == g.a_dtype && g.alpha == 1.0f && g.beta == 0.0f;
-  const GemmChoice choice = choose_plan(g.m, r.n_main, g.k, sms, request);
+  const GemmChoice choice = choose_plan(g.m, r.n_main, g.k, sms, plan_request(g, path, tuning));
   r.config = choice.config;
   const int block_n = kGemmConfigs[r.config].block_n;
   Params& p = r.p;
@@ -733,6 +739,54 @@ void gemm_tuned(const GemmArgs& g, cudaStream_t stream, Path path, const GemmTun
 
 std::size_t gemm_workspace_bytes(const GemmArgs& args, Path path, const GemmTuning& tuning) {
   return static_cast<std::size_t>(detail::gemm::resolve(args, path, tuning).workspace_bytes);
+}
+
+std::vector<GemmTuning> gemm_candidates(const GemmArgs& args, Path path, int max_count) {
+  namespace d = detail::gemm;
+  if (max_count < 1)
+    detail::fail("gemm_candidates",
+                 detail::cat("max_count = ", max_count,
+                             " asks for no plan: pass 1 or more (tma-bench times 8)"));
+  // The plan itself, resolved as gemm() resolves it (this checks the arguments and the device).
+  const d::Resolved plan = d::resolve(args, path, GemmTuning{});
+  const auto tuning_of = [](int config, int cluster_m, bool split) {
+    GemmTuning t;
+    t.config = config;
+    t.cluster_m = cluster_m;
+    t.stream_k = split ? 2 : 1;
+    return t;
+  };
+  std::vector<GemmTuning> out;
+  if (plan.n_main == 0) {
+    // No main kernel (D's rows are under 16 bytes): the edge kernel computes D, nothing to choose.
+    out.push_back(GemmTuning{});
+    return out;
+  }
+  out.push_back(tuning_of(plan.config, plan.cluster_m, plan.p.sched.sk_tiles > 0));
+  int dev = 0;
+  d::check_cuda(cudaGetDevice(&dev), "cudaGetDevice");
+  const std::vector<d::GemmChoice> choices =
+      d::candidate_plans(args.m, plan.n_main, args.k, d::device_info(dev).sms,
+                         d::plan_request(args, path, GemmTuning{}), kNumGemmConfigs * 2 + 1);
+  // Each alternative as gemm_tuned resolves it: one it refuses for this launch (a split that
+  // does not fit the real worker count) is left out, one that resolves to a plan already listed
+  // too.
+  std::vector<std::tuple<int, int, bool>> seen{
+      {plan.config, plan.cluster_m, plan.p.sched.sk_tiles > 0}};
+  for (std::size_t i = 1; i < choices.size() && static_cast<int>(out.size()) < max_count; ++i) {
+    const GemmTuning t = tuning_of(choices[i].config, choices[i].cluster_m, choices[i].split);
+    d::Resolved r;
+    try {
+      r = d::resolve(args, path, t);
+    } catch (const Error&) {
+      continue;
+    }
+    const std::tuple<int, int, bool> key{r.config, r.cluster_m, r.p.sched.sk_tiles > 0};
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+    seen.push_back(key);
+    out.push_back(t);
+  }
+  return out;
 }
 
 void gemm(const GemmArgs& args, cudaStream_t stream, Path path) {

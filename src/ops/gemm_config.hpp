@@ -9,7 +9,9 @@
 //   Registers: 64 x 256 f32 accumulators per consumer warpgroup = 128 per thread.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "gemm_order.hpp"
 #include "gemm_schedule.hpp"
@@ -471,6 +473,17 @@ static_assert(kGemmConfigs[kSwapConfig].swap_ab && kGemmConfigs[kSwapConfig].pin
               "kSwapConfig names the swapped-operand 256 x 64 ping-pong");
 inline constexpr std::int64_t kSwapMinKBlocks = 112;
 inline constexpr std::int64_t kSwapMaxWaves = 2;
+// The long-K split rule of choose_plan: the 128 x 256 tile split along K in clusters of 2 for K >=
+// kLongSplitMinKBlocks k-blocks (4096) with at least kLongSplitMinWaves waves of its cluster tiles,
+// in place of the 128 x 176 ping-pong where the split's even share gives a CTA no more outputs
+// than the ping-pong's whole waves, and in place of the 128 x 256 data-parallel plan whose last
+// wave is at most kLongSplitLastWave full.
+static_assert(kGemmConfigs[0].block_n == 256 && !kGemmConfigs[0].pingpong &&
+                  !kGemmConfigs[0].swap_ab,
+              "the long-K split rule splits configuration 0, the cooperative 128 x 256 tile");
+inline constexpr std::int64_t kLongSplitMinKBlocks = 64;
+inline constexpr double kLongSplitMinWaves = 5.0;
+inline constexpr double kLongSplitLastWave = 0.8;
 
 // The launch plan for an m x n x k product on sm_count SMs (one CTA per SM) under `req`: the
 // data-parallel plan (config by the wave model, cluster by choose_cluster_m) unless stream-K is
@@ -524,6 +537,37 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
     return waves_of(c) * ::tma::ops::gemm_config_block_m(kGemmConfigs[c.config]) *
            kGemmConfigs[c.config].block_n;
   };
+  // The long-K split rule: the 128 x 256 split in clusters of 2 (split_with(0) where that pairs
+  // the tile rows), when K has at least kLongSplitMinKBlocks k-blocks and there are at least
+  // kLongSplitMinWaves waves of its cluster tiles; `long_split_outputs` is then what a CTA computes
+  // under it (the even share: cluster tiles / workers x 128 x 256), else 0 (no such split). Taken
+  // in place of the 128 x 176 ping-pong (the ping-pong rule below) where it gives a CTA no more
+  // outputs than the ping-pong's whole waves, and in place of the 128 x 256 data-parallel plan
+  // (the split rule at the end) whose last wave is at most kLongSplitLastWave full. Measured
+  // (H200, session 40, docs/perf-log.md; the README command's regime, eight alternating rounds
+  // with the plan overridden (tma-bench --plan) on every shape it changes against the plan):
+  // 1024 / 2048 / 4096 x 28672 x 8192 +3.2 / +1.5 / +2.0%, 2048 x 11008 x 4096 +2.7% (the
+  // ping-pong's place), 8192 x 4096 x 4096 / 11008 +1.4 / +1.8%, 16384 x 11008 x 4096 +1.2% (the
+  // data-parallel plan's), 8192 / 16384 x 28672 x 8192 +0.1 / +0.5% (there the split 128 x 224
+  // tiles the cost model picked); 2048 x 11008 x 4096, 4096 x 28672 x 8192 and 8192 x 4096 x 11008
+  // also +1.6-2.2% in two earlier calls. Where the same split lost (not taken): 4096 x 11008 x 4096
+  // (-1.8 / -2.0%: the 128 x 128 ping-pong, whose waves are 85% full), 16384 x 2112 x 7168 (-9.7%:
+  // N = 2112 wastes 12% of the 256-wide tiles' columns; the plan splits 128 x 192 tiles), 1024 x
+  // 11008 x 4096 (-2.4%: 2.6 waves). The ping-pong wins at K = 2048 (session 20), the rule starts
+  // at K = 4096. Leaves a given configuration, clusters of 1 or 4, a forced data-parallel plan or
+  // split, a row-major B and the ordinary path alone.
+  double long_split_outputs = 0;
+  if (req.config < 0 && req.may_cluster && req.k_major_b &&
+      (req.cluster_m == 0 || req.cluster_m == 2) && req.stream_k == 0 &&
+      k_blocks64 >= kLongSplitMinKBlocks && config_allowed(0, req.k_major_b, 2)) {
+    const GemmChoice s0 = split_with(0);
+    const double waves = static_cast<double>(tiles_of(s0)) / static_cast<double>(workers_of(s0));
+    if (s0.cluster_m == 2 && waves >= kLongSplitMinWaves &&
+        tiles_of(s0) <= (std::int64_t{1} << 30) &&
+        stream_k_fits(static_cast<std::int32_t>(tiles_of(s0)),
+                      static_cast<std::int32_t>(k_blocks64), workers_of(s0)))
+      long_split_outputs = waves * kBlockM * kGemmConfigs[0].block_n;
+  }
   // Many tiles, K <= 8192: a ping-pong configuration in clusters of 2, data-parallel. A
   // cooperative tile's epilogue stalls its tensor cores (~8% of its time at K = 2048: gemm_trace,
   // session 19, H200); the ping-pong runs one warpgroup's epilogue under the other's k-loop. Its
@@ -560,7 +604,13 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
     }
     // ... when its waves leave at least 3% fewer columns idle than the cooperative choice's.
     const double t_dp = static_cast<double>(outputs_of(dp));
-    if (pingpong.config >= 0 && t_pingpong <= kPingPongGain * t_dp) return pingpong;
+    if (pingpong.config >= 0 && t_pingpong <= kPingPongGain * t_dp) {
+      // The long-K split in the wide ping-pong's place.
+      if (pingpong.config == kWidePingPongConfig && long_split_outputs > 0 &&
+          long_split_outputs <= static_cast<double>(outputs_of(pingpong)))
+        return split_with(0);
+      return pingpong;
+    }
   }
   // One wave of 128 x 256 tiles with K <= 2048: two waves of 128 x 128 tiles instead (clusters
   // of 2, data-parallel), ping-pong with a column-major B (one warpgroup's epilogue under the
@@ -651,6 +701,10 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
   {
     const std::int64_t workers = workers_of(dp);
     const std::int64_t last_wave = tiles_of(dp) - (waves_of(dp) - 1) * workers;
+    // The long-K split in the 128 x 256 data-parallel plan's place.
+    if (long_split_outputs > 0 && dp.config == 0 && dp.cluster_m == 2 &&
+        static_cast<double>(last_wave) <= kLongSplitLastWave * static_cast<double>(workers))
+      return split_with(0);
     if (static_cast<double>(last_wave) >= kFullWaveShare * static_cast<double>(workers)) return dp;
   }
   const auto k_blocks = static_cast<std::int32_t>(k_blocks64);
@@ -678,6 +732,92 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
     }
   }
   return best;
+}
+
+// ---- candidate plans (tma::ops::gemm_candidates) ---------------------------------------------
+// The plans worth timing for one product, as cuBLASLt's heuristic offers several algorithms to
+// time (cublasLtMatmulAlgoGetHeuristic): choose_plan's own choice first, then the other plans it
+// could have taken, each allowed configuration data-parallel (in the cluster size the plan would
+// give it: choose_cluster_m, 1 for a swapped-operand tile as the swap rule takes it) and, where
+// K has at least kMinStreamKBlocks k-blocks, split along K (choose_stream_k_cluster_m; ping-pong
+// tiles too, but never a swapped-operand one), in the order of the wave model's time (waves x
+// k-blocks x tile_time, the narrow tiles at the 128-wide one's rate per output; a split at its
+// cluster size's block cost, stream_k_time), ties in table order, at most max_count in all (>= 1).
+// Why: the plan's rules were fitted on one GPU's measurements (docs/perf-log.md); where its
+// alternatives come within a few percent, which one is faster moves with the GPU (H100 or H200),
+// its clock and the caller's timing. `req` must leave config, cluster_m and stream_k to the
+// heuristic.
+inline std::vector<GemmChoice> candidate_plans(std::int64_t m, std::int64_t n, std::int64_t k,
+                                               int sm_count, const PlanRequest& req,
+                                               int max_count) {
+  std::vector<GemmChoice> out;
+  if (max_count < 1) max_count = 1;
+  out.push_back(choose_plan(m, n, k, sm_count, req));
+  const std::int64_t k_blocks64 = (k + kBlockK - 1) / kBlockK;
+  const auto k_blocks = static_cast<std::int32_t>(k_blocks64);
+  const int cluster_cap = req.may_cluster ? 2 : 1;
+  struct Timed {
+    GemmChoice c;
+    double t;
+  };
+  std::vector<Timed> others;
+  for (int config = 0; config < kNumGemmConfigs; ++config) {
+    const GemmConfig& g = kGemmConfigs[config];
+    const std::int64_t block_m = ::tma::ops::gemm_config_block_m(g);
+    const std::int64_t tiles_m = (m + block_m - 1) / block_m;
+    const std::int64_t tiles_n = (n + g.block_n - 1) / g.block_n;
+    // tile_time's rate for the widths the plan's wave model chooses among; the narrow widths it
+    // takes only by its own rules (144, 136) and the 256 x 64 swapped tile at the 128-wide tile's
+    // rate per output (kNarrowTileTime: their k-loops run narrow wgmma or read as many operand
+    // bytes per FLOP).
+    const bool narrow = g.block_n <= 144 || g.swap_ab;
+    const double per_tile =
+        narrow ? kNarrowTileTime * static_cast<double>(block_m * g.block_n) / (kBlockM * 128.0)
+               : tile_time(config);
+    const auto tiles_of = [&](int cluster_m) {
+      return (tiles_m + cluster_m - 1) / cluster_m * tiles_n;
+    };
+    const auto workers_of = [&](int cluster_m) {
+      const int w = sm_count / cluster_m;
+      return static_cast<std::int32_t>(w > 0 ? w : 1);
+    };
+    const bool tma_only = ::tma::ops::gemm_config_tma_only(g);
+    if (tma_only && !req.may_cluster) continue;  // the ordinary path (no kernel of it there)
+    // Data-parallel.
+    {
+      int cluster = g.swap_ab ? 1 : choose_cluster_m(tiles_m, tiles_n, sm_count);
+      if (cluster > cluster_cap) cluster = cluster_cap;
+      if (config_allowed(config, req.k_major_b, cluster) &&
+          ::tma::ops::gemm_config_swap_supported(g, req.k_major_a, req.k_major_b, req.plain,
+                                                 false)) {
+        others.push_back(
+            {GemmChoice{config, cluster, false},
+             per_tile * data_parallel_time(tiles_of(cluster), k_blocks, workers_of(cluster))});
+      }
+    }
+    // Split along K.
+    if (g.swap_ab || k_blocks64 < kMinStreamKBlocks) continue;
+    int cluster = choose_stream_k_cluster_m(tiles_m);
+    if (cluster > cluster_cap) cluster = cluster_cap;
+    if (!config_allowed(config, req.k_major_b, cluster)) continue;
+    const std::int64_t sk_tiles = tiles_of(cluster);
+    if (sk_tiles > (std::int64_t{1} << 30) ||
+        !stream_k_fits(static_cast<std::int32_t>(sk_tiles), k_blocks, workers_of(cluster)))
+      continue;
+    const double cost = cluster >= 2 ? kStreamKBlockCostCluster2 : kStreamKBlockCost;
+    others.push_back({GemmChoice{config, cluster, true},
+                      per_tile * stream_k_time(static_cast<std::int32_t>(sk_tiles), k_blocks,
+                                               workers_of(cluster), g.block_n, cost)});
+  }
+  std::stable_sort(others.begin(), others.end(),
+                   [](const Timed& a, const Timed& b) { return a.t < b.t; });
+  for (const Timed& o : others) {
+    if (static_cast<int>(out.size()) >= max_count) break;
+    const GemmChoice& f = out.front();
+    if (o.c.config == f.config && o.c.cluster_m == f.cluster_m && o.c.split == f.split) continue;
+    out.push_back(o.c);
+  }
+  return out;
 }
 
 // The workers of a stream-K launch whose tiles form one cluster row (M <= 128 in clusters of 1):

@@ -215,6 +215,9 @@ struct Case {
   // synchronization between (D = alpha A B + beta (alpha A B + beta C)): the second kernel reads
   // the first one's D as its C, so with GemmTuning::pdl it must wait for the first to complete.
   bool chain = false;
+  // >= 0: run tma::ops::gemm_candidates(args, path)[candidate] instead of `tuning` (entry 0 must
+  // be the plan gemm() runs); an index past the list passes with a NONE line.
+  int candidate = -1;
 };
 
 const char* dtype_name(DataType t) {
@@ -348,10 +351,40 @@ bool run_case(const Case& c, std::uint64_t seed) {
   g.ldd = ldd;
   g.alpha = c.alpha;
   g.beta = c.beta;
+  // candidates/ cases: the tuning is tma::ops::gemm_candidates' entry c.candidate for these
+  // arguments; entry 0 must be the plan gemm() runs.
+  GemmTuning tuning = c.tuning;
+  bool plan_matches = true;
+  GemmPlan default_plan{};
+  if (c.candidate >= 0) {
+    std::vector<GemmTuning> list;
+    try {
+      list = tma::ops::gemm_candidates(g, c.path);
+      if (c.candidate == 0) tma::ops::gemm_tuned(g, nullptr, c.path, GemmTuning{}, &default_plan);
+    } catch (const tma::Error& e) {
+      std::printf("FAIL %-44s gemm_candidates threw tma::Error: %s\n", c.name.c_str(), e.what());
+      return false;
+    }
+    synchronize_or_die(c.name + ": gemm (default plan)");
+    CHECK_CUDA(cudaMemset(d.p, 0xFF, static_cast<std::size_t>(c.m * ldd * cd)));
+    if (c.c_mode == CMode::kInPlace)
+      fill_kernel<<<blocks_for(c.m * c.n), 256>>>(d.p, c.m, c.n, ldd, c.out, seed * 3 + 3);
+    CHECK_CUDA(cudaGetLastError());
+    if (list.empty() || list.size() > 8) {
+      std::printf("FAIL %-44s gemm_candidates returned %zu plans (1 .. 8 expected)\n",
+                  c.name.c_str(), list.size());
+      return false;
+    }
+    if (static_cast<std::size_t>(c.candidate) >= list.size()) {
+      std::printf("NONE %-44s only %zu candidate plans here\n", c.name.c_str(), list.size());
+      return true;
+    }
+    tuning = list[static_cast<std::size_t>(c.candidate)];
+  }
   GemmPlan plan{};
   std::size_t ws_bytes = 0;
   try {
-    if (c.own_workspace) ws_bytes = tma::ops::gemm_workspace_bytes(g, c.path, c.tuning);
+    if (c.own_workspace) ws_bytes = tma::ops::gemm_workspace_bytes(g, c.path, tuning);
   } catch (const tma::Error& e) {
     std::printf("FAIL %-44s gemm_workspace_bytes threw tma::Error: %s\n", c.name.c_str(), e.what());
     return false;
@@ -363,8 +396,8 @@ bool run_case(const Case& c, std::uint64_t seed) {
     g.workspace_bytes = ws_bytes;
   }
   try {
-    tma::ops::gemm_tuned(g, nullptr, c.path, c.tuning, &plan);
-    if (c.chain) tma::ops::gemm_tuned(g, nullptr, c.path, c.tuning, nullptr);
+    tma::ops::gemm_tuned(g, nullptr, c.path, tuning, &plan);
+    if (c.chain) tma::ops::gemm_tuned(g, nullptr, c.path, tuning, nullptr);
   } catch (const tma::Error& e) {
     std::printf("FAIL %-44s threw tma::Error: %s\n", c.name.c_str(), e.what());
     return false;
@@ -385,7 +418,7 @@ bool run_case(const Case& c, std::uint64_t seed) {
       CHECK_CUDA(
           cudaMemset(static_cast<unsigned char*>(ws.p) + flag_bytes, 0xFF, ws_bytes - flag_bytes));
     try {
-      tma::ops::gemm_tuned(g, nullptr, c.path, c.tuning, nullptr);
+      tma::ops::gemm_tuned(g, nullptr, c.path, tuning, nullptr);
     } catch (const tma::Error& e) {
       std::printf("FAIL %-44s threw tma::Error (second run): %s\n", c.name.c_str(), e.what());
       return false;
@@ -419,17 +452,25 @@ bool run_case(const Case& c, std::uint64_t seed) {
   const int block_n = plan.ctas > 0 ? tma::ops::kGemmConfigs[plan.config].block_n : 1;
   const std::int64_t tiles_n = (c.n + block_n - 1) / block_n;
   const bool one_row_split =
-      c.path == Path::kTma && plan.stream_k_tiles > 0 && c.tuning.max_ctas == 0 &&
+      c.path == Path::kTma && plan.stream_k_tiles > 0 && tuning.max_ctas == 0 &&
       ((c.m + gd::kBlockM - 1) / gd::kBlockM + plan.cluster_m - 1) / plan.cluster_m == 1;
   const bool right_workers =
       !one_row_split || plan.ctas <= gd::kSplitPiecesPerTile * tiles_n * plan.cluster_m;
+  if (c.candidate == 0)
+    plan_matches = plan.config == default_plan.config && plan.cluster_m == default_plan.cluster_m &&
+                   (plan.stream_k_tiles > 0) == (default_plan.stream_k_tiles > 0) &&
+                   plan.ctas == default_plan.ctas;
   const bool ok = s.unwritten == 0 && s.padding_written == 0 && rel <= bound &&
-                  std::isfinite(rel) && same_bits && right_kernel && right_workers;
+                  std::isfinite(rel) && same_bits && right_kernel && right_workers && plan_matches;
   std::printf("%s %-44s rel %.2e (bound %.1e)  config %d cluster %d ctas %d sk-tiles %d%s%s",
               ok ? "PASS" : "FAIL", c.name.c_str(), rel, bound, plan.config, plan.cluster_m,
               plan.ctas, plan.stream_k_tiles, plan.gpc_order ? " gpc-order" : "",
               plan.plain_epilogue ? " plain" : "");
   if (!same_bits) std::printf("  SECOND RUN DIFFERS (not deterministic)");
+  if (!plan_matches)
+    std::printf("  CANDIDATE 0 IS NOT gemm()'S PLAN (config %d cluster %d ctas %d sk-tiles %d)",
+                default_plan.config, default_plan.cluster_m, default_plan.ctas,
+                default_plan.stream_k_tiles);
   if (!right_kernel)
     std::printf("  RAN THE %s KERNEL (expected the %s one)",
                 plan.plain_epilogue ? "PLAIN" : "GENERAL", want_plain ? "plain" : "general");
@@ -964,6 +1005,42 @@ std::vector<Case> all_cases() {
       c.tuning.cluster_m = cluster, c.tuning.stream_k = sk, c.tuning.gpc_order = false;
       c.quick = cluster == 0 && sk == 2;
       add(c, "order-id/cl" + std::to_string(cluster) + (sk == 2 ? "-sk" : "-dp"));
+    }
+  // tma::ops::gemm_candidates: every plan it offers (up to 8) runs and is right, and the first is
+  // gemm()'s own. A ragged plain product with K long enough to split, a target shape (the swap
+  // rule's), a general one (fp16 in, fp32 out, alpha and beta, A column-major, B row-major: the
+  // configurations of 64-column atoms only), the ordinary path, and a tiny one (edge kernel only).
+  struct CandidateShape {
+    std::int64_t m, n, k;
+    MatrixLayout a, b;
+    DataType in, out;
+    Path path;
+    float alpha, beta;
+    const char* tag;
+  };
+  const CandidateShape kCandidateShapes[] = {
+      {1147, 2000, 3000, MatrixLayout::kRowMajor, MatrixLayout::kColMajor, DataType::kBFloat16,
+       DataType::kBFloat16, Path::kTma, 1.0f, 0.0f, "ragged"},
+      {1024, 2112, 7168, MatrixLayout::kRowMajor, MatrixLayout::kColMajor, DataType::kBFloat16,
+       DataType::kBFloat16, Path::kTma, 1.0f, 0.0f, "target"},
+      {777, 1111, 2222, MatrixLayout::kColMajor, MatrixLayout::kRowMajor, DataType::kFloat16,
+       DataType::kFloat32, Path::kTma, 0.5f, 0.25f, "general"},
+      {600, 700, 2100, MatrixLayout::kRowMajor, MatrixLayout::kColMajor, DataType::kBFloat16,
+       DataType::kBFloat16, Path::kOrdinary, 1.0f, 0.0f, "ordinary"},
+      {1, 4, 64, MatrixLayout::kRowMajor, MatrixLayout::kColMajor, DataType::kBFloat16,
+       DataType::kBFloat16, Path::kTma, 1.0f, 0.0f, "tiny"},
+  };
+  for (const CandidateShape& sh : kCandidateShapes)
+    for (int i = 0; i < 8; ++i) {
+      Case c{};
+      c.m = sh.m, c.n = sh.n, c.k = sh.k;
+      c.a_layout = sh.a, c.b_layout = sh.b;
+      c.ab = sh.in, c.out = sh.out, c.path = sh.path;
+      c.alpha = sh.alpha, c.beta = sh.beta;
+      c.c_mode = sh.beta != 0.0f ? CMode::kSeparate : CMode::kNone;
+      c.candidate = i;
+      c.quick = std::string(sh.tag) == "ragged" && i < 3;
+      add(c, std::string("candidates/") + sh.tag + "-" + std::to_string(i));
     }
   return cases;
 }

@@ -1078,6 +1078,17 @@ TEST(GemmPlan, OneRowSplitTakesAtMostThreeWorkersPerTile) {
   EXPECT_EQ(plan::one_row_split_workers(2, 1), 2);
 }
 
+// The shapes of issue 5's list that the long-K split rule (session 40) takes.
+bool is_long_split_shape(std::int64_t m, std::int64_t n, std::int64_t k) {
+  const std::array<std::int64_t, 3> kLongSplit[] = {
+      {1024, 28672, 8192}, {2048, 28672, 8192},  {4096, 28672, 8192},
+      {8192, 28672, 8192}, {16384, 28672, 8192}, {2048, 11008, 4096},
+      {8192, 4096, 4096},  {8192, 4096, 11008},  {16384, 11008, 4096}};
+  for (const auto& s : kLongSplit)
+    if (s[0] == m && s[1] == n && s[2] == k) return true;
+  return false;
+}
+
 TEST(GemmPlan, SweptShapesGetTheirBestVariant) {
   const SweptShape kShapes[] = {
       {1024, 1024, 1024, 1, 2, false, 161.7, 163.1},    // best: cfg1_cl1
@@ -1129,10 +1140,20 @@ TEST(GemmPlan, SweptShapesGetTheirBestVariant) {
       {16384, 28672, 8192, 4, 2, true, 672.3, 680.0},   // best: cfg0_sk2
   };
   double log_sum = 0;
-  int pingpong = 0, one_wave = 0, full_wave = 0, wave144 = 0;
+  int pingpong = 0, one_wave = 0, full_wave = 0, wave144 = 0, long_split = 0;
   for (const SweptShape& x : kShapes) {
     SCOPED_TRACE(testing::Message() << x.m << " x " << x.n << " x " << x.k);
     const plan::GemmChoice c = plan::choose_plan(x.m, x.n, x.k, 132, plan::PlanRequest{});
+    // Since session 40 the long-K split rule takes these (LongKSplitRule): the 128 x 256 split in
+    // clusters of 2, this sweep's best variant at five of them (2048 x 11008 x 4096, 8192 x 4096 x
+    // 11008, 2048 / 8192 / 16384 x 28672 x 8192).
+    if (is_long_split_shape(x.m, x.n, x.k)) {
+      EXPECT_EQ(c.config, 0);
+      EXPECT_EQ(c.cluster_m, 2);
+      EXPECT_TRUE(c.split);
+      ++long_split;
+      continue;
+    }
     // Since session 24 the one-wave rule takes 2048^3 (OneWaveOfWideTilesTakesTwoOfNarrow; the
     // 128 x 128 ping-pong since session 27).
     if (x.m == 2048 && x.n == 2048 && x.k == 2048) {
@@ -1174,12 +1195,13 @@ TEST(GemmPlan, SweptShapesGetTheirBestVariant) {
     log_sum += std::log(x.chosen_tflops / x.best_tflops);
   }
   // On average the choice is within 1% of the best variant measured (0.994 on this sweep).
-  EXPECT_EQ(pingpong, 11);
+  EXPECT_EQ(pingpong, 7);
   EXPECT_EQ(one_wave, 1);
   EXPECT_EQ(full_wave, 1);
   EXPECT_EQ(wave144, 2);
+  EXPECT_EQ(long_split, 9);
   EXPECT_GE(std::exp(log_sum / static_cast<double>(std::size(kShapes) - pingpong - one_wave -
-                                                   full_wave - wave144)),
+                                                   full_wave - wave144 - long_split)),
             0.99);
 }
 
@@ -1303,6 +1325,127 @@ TEST(GemmPlan, SwapRuleTakesFullWavesOf256x64Tiles) {
   EXPECT_EQ(plan::choose_plan(1024, 2112, 7168, 132, req).config, 9);
 }
 
+TEST(GemmPlan, LongKSplitRule) {
+  // K >= 4096 (64 k-blocks) and at least 5 waves of 128 x 256 cluster tiles (clusters of 2): the
+  // 128 x 256 split in clusters of 2 in place of the 128 x 176 ping-pong where its even share gives
+  // a CTA no more outputs than the ping-pong's whole waves, and in place of the 128 x 256
+  // data-parallel plan whose last wave is at most 80% full. Measured (H200, session 40,
+  // bench/results/h200-2026-11-28-s40-investigation.txt call 5: the README command's regime, eight
+  // alternating rounds, the plan overridden on the shapes it changes): 1024 / 2048 / 4096 x 28672
+  // x 8192 +3.2 / +1.5 / +2.0%, 2048 x 11008 x 4096 +2.7%, 8192 x 4096 x 4096 / 11008 +1.4 /
+  // +1.8%, 16384 x 11008 x 4096 +1.2%, 8192 / 16384 x 28672 x 8192 +0.1 / +0.5%.
+  for (std::int64_t m : {128, 512, 1024, 2048, 4096, 8192, 16384})
+    for (const auto& [n, k] : {std::array<std::int64_t, 2>{4096, 4096},
+                               {11008, 4096},
+                               {4096, 11008},
+                               {2112, 7168},
+                               {7168, 2048},
+                               {28672, 8192}}) {
+      const plan::GemmChoice c = plan::choose_plan(m, n, k, 132, plan::PlanRequest{});
+      const bool taken = c.config == 0 && c.cluster_m == 2 && c.split;
+      // Issue 5's shapes on it: the nine above, and the three the cost model already split there
+      // (8192^3-like: 16384 x 4096 x 4096 / 11008 and, below, the squares).
+      const bool already = m == 16384 && n == 4096;
+      EXPECT_EQ(taken, is_long_split_shape(m, n, k) || already) << m << " x " << n << " x " << k;
+    }
+  // Not where the same split lost: 4096 x 11008 x 4096 (-1.8%: the 128 x 128 ping-pong's 85%-full
+  // waves), 16384 x 2112 x 7168 (-9.7%: N = 2112 wastes 12% of 256-wide columns), 1024 x 11008 x
+  // 4096 (-2.4%: 2.6 waves); nor at K = 2048 (the ping-pong's: 8192 x 7168 x 2048).
+  EXPECT_EQ(plan::choose_plan(4096, 11008, 4096, 132, plan::PlanRequest{}).config,
+            plan::kNarrowPingPongConfig);
+  EXPECT_EQ(plan::choose_plan(16384, 2112, 7168, 132, plan::PlanRequest{}).config, 3);
+  EXPECT_EQ(plan::choose_plan(1024, 11008, 4096, 132, plan::PlanRequest{}).config,
+            plan::kWidePingPongConfig);
+  EXPECT_EQ(plan::choose_plan(8192, 7168, 2048, 132, plan::PlanRequest{}).config,
+            plan::kWidePingPongConfig);
+  // It leaves the caller's choices alone: data-parallel asked for (stream_k = 1), a configuration,
+  // clusters of 1.
+  plan::PlanRequest req;
+  req.stream_k = 1;
+  EXPECT_FALSE(plan::choose_plan(2048, 11008, 4096, 132, req).split);
+  req = plan::PlanRequest{};
+  req.config = 7;
+  EXPECT_EQ(plan::choose_plan(2048, 11008, 4096, 132, req).config, 7);
+  req = plan::PlanRequest{};
+  req.cluster_m = 1;
+  EXPECT_EQ(plan::choose_plan(2048, 11008, 4096, 132, req).cluster_m, 1);
+}
+
+TEST(GemmPlan, CandidatesStartWithThePlanAndListEachOtherAllowedPlanOnce) {
+  // tma::ops::gemm_candidates' list (candidate_plans): the plan first, then distinct plans the
+  // heuristic could take, each one the product and path allow, sorted by the wave model.
+  struct Shape {
+    std::int64_t m, n, k;
+  };
+  const Shape shapes[] = {
+      {2048, 11008, 4096}, {1024, 2112, 7168}, {128, 4096, 4096}, {16384, 16384, 16384},
+      {1024, 7168, 2048},  {1000, 1000, 1000}, {1, 8, 64}};
+  for (const Shape& sh : shapes) {
+    for (const bool tma : {true, false}) {
+      for (const bool plain : {true, false}) {
+        for (const bool k_major_b : {true, false}) {
+          plan::PlanRequest req;
+          req.may_cluster = tma;
+          req.plain = plain;
+          req.k_major_b = k_major_b;
+          const std::string what = std::to_string(sh.m) + " x " + std::to_string(sh.n) + " x " +
+                                   std::to_string(sh.k) + (tma ? " tma" : " ordinary") +
+                                   (plain ? " plain" : "") + (k_major_b ? " B col" : " B row");
+          const std::vector<plan::GemmChoice> all =
+              plan::candidate_plans(sh.m, sh.n, sh.k, 132, req, 64);
+          ASSERT_FALSE(all.empty()) << what;
+          const plan::GemmChoice p = plan::choose_plan(sh.m, sh.n, sh.k, 132, req);
+          EXPECT_EQ(all[0].config, p.config) << what;
+          EXPECT_EQ(all[0].cluster_m, p.cluster_m) << what;
+          EXPECT_EQ(all[0].split, p.split) << what;
+          EXPECT_GE(all.size(), 3u) << what;  // something to choose from on every shape
+          for (std::size_t i = 0; i < all.size(); ++i) {
+            const plan::GemmChoice& c = all[i];
+            const ops::GemmConfig& g = ops::kGemmConfigs[c.config];
+            EXPECT_TRUE(ops::gemm_config_allowed(g, c.cluster_m, k_major_b)) << what << " " << i;
+            EXPECT_TRUE(ops::gemm_config_swap_supported(g, true, k_major_b, plain, c.split))
+                << what << " " << i;
+            if (!tma) {
+              EXPECT_EQ(c.cluster_m, 1) << what << " " << i;
+              EXPECT_FALSE(ops::gemm_config_tma_only(g)) << what << " " << i;
+            }
+            // K below 32 k-blocks: no split offered (the plan's kMinStreamKBlocks).
+            if (sh.k < 2048 && i > 0) {
+              EXPECT_FALSE(c.split) << what << " " << i;
+            }
+            for (std::size_t j = 0; j < i; ++j) {
+              EXPECT_FALSE(all[j].config == c.config && all[j].cluster_m == c.cluster_m &&
+                           all[j].split == c.split)
+                  << what << ": " << j << " and " << i << " are the same plan";
+            }
+          }
+          // max_count caps the list, its head unchanged.
+          const std::vector<plan::GemmChoice> three =
+              plan::candidate_plans(sh.m, sh.n, sh.k, 132, req, 3);
+          ASSERT_EQ(three.size(), std::min<std::size_t>(3, all.size())) << what;
+          for (std::size_t i = 0; i < three.size(); ++i)
+            EXPECT_EQ(three[i].config, all[i].config) << what << " " << i;
+          EXPECT_EQ(plan::candidate_plans(sh.m, sh.n, sh.k, 132, req, 1).size(), 1u) << what;
+        }
+      }
+    }
+  }
+  // At 1024 x 11008 x 4096 (the plan: 128 x 176 ping-pong, data-parallel, clusters of 2) the
+  // first alternatives by the model include the 128 x 256 split and the 128 x 240 tiles.
+  plan::PlanRequest plain;
+  plain.plain = true;
+  const std::vector<plan::GemmChoice> c = plan::candidate_plans(1024, 11008, 4096, 132, plain, 8);
+  ASSERT_EQ(c.size(), 8u);
+  EXPECT_EQ(c[0].config, plan::kWidePingPongConfig);
+  const auto has = [&](int config, bool split) {
+    return std::any_of(c.begin(), c.end(), [&](const plan::GemmChoice& x) {
+      return x.config == config && x.split == split;
+    });
+  };
+  EXPECT_TRUE(has(0, true));
+  EXPECT_TRUE(has(5, false));
+}
+
 TEST(GemmPlan, AFullLastWaveIsNotSplit) {
   // 512 x 4096 x 11008: 128 tiles of 128 x 128 (64 cluster tiles on 66 clusters: one wave, 97%
   // of the workers). The cost model alone splits it on 128 x 192 tiles; every recorded sweep had
@@ -1388,11 +1531,11 @@ TEST(GemmPlan, ManyWavesTakeAPingPong) {
     std::int64_t m, n, k;
     int config;
   };
+  // (1024 / 2048 / 4096 x 28672 x 8192 and 2048 x 11008 x 4096 are the long-K split rule's since
+  // session 40: LongKSplitRule.)
   const Expected kChoices[] = {
-      {2048, 7168, 2048, 7},  {4096, 7168, 2048, 7},  {8192, 7168, 2048, 7},
-      {16384, 7168, 2048, 7}, {512, 28672, 8192, 7},  {1024, 11008, 4096, 7},
-      {1024, 28672, 8192, 7}, {2048, 11008, 4096, 7}, {2048, 28672, 8192, 7},
-      {4096, 11008, 4096, 2}, {4096, 28672, 8192, 7},
+      {2048, 7168, 2048, 7}, {4096, 7168, 2048, 7},  {8192, 7168, 2048, 7},  {16384, 7168, 2048, 7},
+      {512, 28672, 8192, 7}, {1024, 11008, 4096, 7}, {4096, 11008, 4096, 2},
   };
   for (const Expected& x : kChoices) {
     const plan::GemmChoice c = plan::choose_plan(x.m, x.n, x.k, 132, plan::PlanRequest{});

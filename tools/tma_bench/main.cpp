@@ -66,7 +66,8 @@ std::vector<const Suite*> selected_suites(const Options& o) {
   }
   if (o.gemm_options_given && !o.command.empty() && o.command != "gemm") {
     throw UsageError(
-        "--layout, --sweep, --no-pdl, --no-gpc-order, --variants, --plan and --shapes apply to the "
+        "--layout, --sweep, --no-pdl, --no-gpc-order, --tuned, --variants, --plan and --shapes "
+        "apply to the "
         "gemm suite only, not '" +
         o.command + "': run `tma-bench gemm ...` or drop them");
   }

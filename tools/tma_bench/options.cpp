@@ -53,6 +53,8 @@ gemm only:
                    (GemmTuning::pdl = false; on by default, as in tma::ops::gemm)
   --no-gpc-order   launch tmakit's kernels with the identity worker order
                    (GemmTuning::gpc_order = false; on by default, as in tma::ops::gemm)
+  --tuned          also time tma_tuned: the fastest of tma::ops::gemm_candidates' plans, each
+                   tried briefly as cuBLASLt's heuristic algorithms are, then timed with the rest
   --variants LIST  also time these of --sweep's variants only: cfgN_clC (configuration N,
                    data-parallel, clusters of C) or cfgN_skC / cfgN_sk (stream-K), e.g.
                    --variants cfg1_cl2,cfg2_sk2 (unknown or disallowed ones are noted, not timed)
@@ -212,6 +214,9 @@ Options parse_options(int argc, char** argv) {
       o.gemm_options_given = true;
     } else if (a == "--no-gpc-order") {
       o.no_gpc_order = true;
+      o.gemm_options_given = true;
+    } else if (a == "--tuned") {
+      o.tuned = true;
       o.gemm_options_given = true;
     } else if (a == "--variants") {
       o.variants = parse_variants(need_value(i, argc, argv, a), a);

@@ -55,6 +55,9 @@ struct Options {
   };
   std::vector<PlanOverride> plan_overrides;
   bool no_pdl = false;  // launch tmakit's GEMMs without programmatic dependent launch
+  // Also time tma_tuned: the fastest of tma::ops::gemm_candidates' plans, chosen as cuBLASLt's
+  // algorithm is (off by default: the README's regime has ours, cuBLASLt and the ordinary path).
+  bool tuned = false;
   bool gemm_options_given = false;
   std::string command_line;  // as typed, for the JSON record
 };

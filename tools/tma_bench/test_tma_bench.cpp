@@ -249,14 +249,15 @@ TEST(Suites, GemmListsSquaresAndLlmShapes) {
 }
 
 TEST(Options, GemmFlags) {
-  const char* argv[] = {"tma-bench", "gemm",          "--layout", "cc",
-                        "--sweep",   "--no-ordinary", "--no-pdl", "--no-gpc-order"};
-  const Options o = parse_options(8, const_cast<char**>(argv));
+  const char* argv[] = {"tma-bench",     "gemm",     "--layout",       "cc",     "--sweep",
+                        "--no-ordinary", "--no-pdl", "--no-gpc-order", "--tuned"};
+  const Options o = parse_options(9, const_cast<char**>(argv));
   EXPECT_EQ(o.layout, "cc");
   EXPECT_TRUE(o.sweep);
   EXPECT_TRUE(o.no_ordinary);
   EXPECT_TRUE(o.no_pdl);
   EXPECT_TRUE(o.no_gpc_order);
+  EXPECT_TRUE(o.tuned);
   EXPECT_TRUE(o.gemm_options_given);
   const char* bad[] = {"tma-bench", "gemm", "--layout", "rx"};
   EXPECT_THROW(parse_options(4, const_cast<char**>(bad)), UsageError);

@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "tma/host/types.hpp"
 #include "tma/ops/copy.hpp"  // Path
@@ -321,6 +322,22 @@ struct GemmPlan {
 // gemm() with explicit choices; throws tma::Error for an invalid tuning value as for any argument.
 void gemm_tuned(const GemmArgs& args, cudaStream_t stream, Path path, const GemmTuning& tuning,
                 GemmPlan* plan = nullptr);
+
+// The plans worth timing for this product on the current device, as cuBLASLt's heuristic offers
+// algorithms to time (cublasLtMatmulAlgoGetHeuristic): [0] is what gemm() runs, its choices made
+// explicit; the others are the plans its heuristic could have taken (each configuration that runs
+// these arguments, data-parallel and, with K >= 2048, split along K), in the order of its wave
+// model's time; at most max_count (>= 1). Each is a GemmTuning that gemm_tuned accepts for these
+// arguments and `path` (config, cluster_m and stream_k set, the rest default), and no two resolve
+// to the same plan. The heuristic's rules were fitted on measurements of one GPU
+// (docs/perf-log.md); where an alternative comes within a few percent, which is faster moves with
+// the GPU, its clock and the caller's timing: time them on your own data and keep the fastest
+// (tma-bench gemm does: the tma_tuned row, bench/README.md). The plans differ in tiles and, split
+// along K, in the order of the k-blocks' sums, so D may differ in its last bits between them.
+// When no main kernel runs (D's rows are under 16 bytes) the one plan is GemmTuning{}. Checks the
+// arguments as gemm() does; queries the device, launches nothing.
+std::vector<GemmTuning> gemm_candidates(const GemmArgs& args, Path path = Path::kTma,
+                                        int max_count = 8);
 
 // The workspace bytes gemm_tuned(args, stream, path, tuning) needs on the current device (0 when
 // it would not split). Checks the arguments as gemm() does (args.workspace is not looked at);
