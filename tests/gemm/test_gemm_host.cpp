@@ -2154,6 +2154,18 @@ TEST(GemmArgs, RejectsBadStreamKTuning) {
             "or 2 (on: split the last waves along K)");
 }
 
+TEST(GemmArgs, CandidatesCheckTheirArgumentsLikeGemm) {
+  // gemm_candidates refuses a list of no plans, and bad arguments with gemm's own message, before
+  // it looks at the device (these run without a GPU).
+  auto g = valid_args();
+  EXPECT_EQ(error_of([&] { (void)ops::gemm_candidates(g, ops::Path::kTma, 0); }),
+            "tma::ops::gemm_candidates: max_count = 0 asks for no plan: pass 1 or more (tma-bench "
+            "times 8)");
+  g.k = 0;
+  EXPECT_EQ(error_of([&] { (void)ops::gemm_candidates(g); }), error_of([&] { ops::gemm(g); }));
+  EXPECT_NE(error_of([&] { ops::gemm(g); }), "no error");
+}
+
 TEST(GemmArgs, RejectsInconsistentWorkspace) {
   auto g = valid_args();
   g.workspace = at(0x5000000);
