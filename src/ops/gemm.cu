@@ -762,7 +762,8 @@ std::vector<GemmTuning> gemm_candidates(const GemmArgs& args, Path path, int max
     out.push_back(GemmTuning{});
     return out;
   }
-  out.push_back(tuning_of(plan.config, plan.cluster_m, plan.p.sched.sk_tiles > 0));
+  const bool plan_split = plan.p.sched.sk_tiles > 0;
+  out.push_back(tuning_of(plan.config, plan.cluster_m, plan_split));
   int dev = 0;
   d::check_cuda(cudaGetDevice(&dev), "cudaGetDevice");
   const std::vector<d::GemmChoice> choices =
@@ -771,8 +772,7 @@ std::vector<GemmTuning> gemm_candidates(const GemmArgs& args, Path path, int max
   // Each alternative as gemm_tuned resolves it: one it refuses for this launch (a split that
   // does not fit the real worker count) is left out, one that resolves to a plan already listed
   // too.
-  std::vector<std::tuple<int, int, bool>> seen{
-      {plan.config, plan.cluster_m, plan.p.sched.sk_tiles > 0}};
+  std::vector<std::tuple<int, int, bool>> seen{{plan.config, plan.cluster_m, plan_split}};
   for (std::size_t i = 1; i < choices.size() && static_cast<int>(out.size()) < max_count; ++i) {
     const GemmTuning t = tuning_of(choices[i].config, choices[i].cluster_m, choices[i].split);
     d::Resolved r;

@@ -321,21 +321,36 @@ static_assert(kGemmConfigs[4].block_n == 224 && kGemmConfigs[5].block_n == 240 &
                   kGemmConfigs[6].block_n == 176 && !kGemmConfigs[4].pingpong &&
                   !kGemmConfigs[5].pingpong && !kGemmConfigs[6].pingpong,
               "kFitConfigs names the cooperative 224, 240 and 176 configurations");
-// The time of one tile of a cooperative configuration, in 128 x 256 tile times.
+// The time of one tile of a configuration, in 128 x 256 tile times: the wave model's rates for
+// the widths choose_config chooses among, and the 128-wide tile's rate per output for the narrow
+// tiles the plan takes only by its own rules (144, 136) and the 256 x 64 swapped tile (their
+// k-loops run narrow wgmma or read as many operand bytes per FLOP; candidate_plans orders them by
+// it, the plan never splits them).
 inline double tile_time(int config) {
-  const int block_n = kGemmConfigs[config].block_n;
-  switch (block_n) {
+  const GemmConfig& g = kGemmConfigs[config];
+  if (g.swap_ab || g.block_n <= 144)
+    return kNarrowTileTime * ::tma::ops::gemm_config_block_m(g) * g.block_n / (kBlockM * 128.0);
+  switch (g.block_n) {
     case 256:
       return 1.0;
     case 192:
       return kTile192Time;
-    case 128:
-      return kNarrowTileTime;
     case 176:
-      return block_n / 256.0 / kTile176Rate;
+      return g.block_n / 256.0 / kTile176Rate;
     default:  // 224, 240
-      return block_n / 256.0;
+      return g.block_n / 256.0;
   }
+}
+// The plan's estimate of a launch: `config`'s tiles with their rows paired into clusters of
+// cluster_m (cluster tiles), and the workers (clusters) of one CTA per SM.
+inline std::int64_t cluster_tiles(std::int64_t m, std::int64_t n, int config, int cluster_m) {
+  const std::int64_t block_m = ::tma::ops::gemm_config_block_m(kGemmConfigs[config]);
+  const std::int64_t block_n = kGemmConfigs[config].block_n;
+  return ((m + block_m - 1) / block_m + cluster_m - 1) / cluster_m * ((n + block_n - 1) / block_n);
+}
+inline std::int32_t plan_workers(int sm_count, int cluster_m) {
+  const int w = sm_count / cluster_m;
+  return static_cast<std::int32_t>(w > 0 ? w : 1);
 }
 // Whether the plan may choose `config` for a B of this major-ness (gemm_config_needs_k_major_b)
 // in clusters of cluster_m CTAs (gemm_config_supports_cluster).
@@ -522,12 +537,9 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
   };
   // Cluster tiles over clusters (sm_count / cluster_m of them, as the launch estimates them).
   const auto tiles_of = [&](const GemmChoice& c) {
-    return (tiles_m_of(c.config) + c.cluster_m - 1) / c.cluster_m * tiles_n(c.config);
+    return cluster_tiles(m, n, c.config, c.cluster_m);
   };
-  const auto workers_of = [&](const GemmChoice& c) {
-    const int w = sm_count / c.cluster_m;
-    return static_cast<std::int32_t>(w > 0 ? w : 1);
-  };
+  const auto workers_of = [&](const GemmChoice& c) { return plan_workers(sm_count, c.cluster_m); };
   // Waves of cluster tiles, and the outputs a CTA computes over them (the ping-pong, 144 and swap
   // rules' measure of the idle share: waves x block_m x block_n).
   const auto waves_of = [&](const GemmChoice& c) {
@@ -741,12 +753,11 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
 // give it: choose_cluster_m, 1 for a swapped-operand tile as the swap rule takes it) and, where
 // K has at least kMinStreamKBlocks k-blocks, split along K (choose_stream_k_cluster_m; ping-pong
 // tiles too, but never a swapped-operand one), in the order of the wave model's time (waves x
-// k-blocks x tile_time, the narrow tiles at the 128-wide one's rate per output; a split at its
-// cluster size's block cost, stream_k_time), ties in table order, at most max_count in all (>= 1).
-// Why: the plan's rules were fitted on one GPU's measurements (docs/perf-log.md); where its
-// alternatives come within a few percent, which one is faster moves with the GPU (H100 or H200),
-// its clock and the caller's timing. `req` must leave config, cluster_m and stream_k to the
-// heuristic.
+// k-blocks x tile_time; a split at its cluster size's block cost, stream_k_time), ties in table
+// order, at most max_count in all (>= 1). Why: the plan's rules were fitted on one GPU's
+// measurements (docs/perf-log.md); where its alternatives come within a few percent, which one is
+// faster moves with the GPU (H100 or H200), its clock and the caller's timing. `req` must leave
+// config, cluster_m and stream_k to the heuristic.
 inline std::vector<GemmChoice> candidate_plans(std::int64_t m, std::int64_t n, std::int64_t k,
                                                int sm_count, const PlanRequest& req,
                                                int max_count) {
@@ -766,21 +777,9 @@ inline std::vector<GemmChoice> candidate_plans(std::int64_t m, std::int64_t n, s
     const std::int64_t block_m = ::tma::ops::gemm_config_block_m(g);
     const std::int64_t tiles_m = (m + block_m - 1) / block_m;
     const std::int64_t tiles_n = (n + g.block_n - 1) / g.block_n;
-    // tile_time's rate for the widths the plan's wave model chooses among; the narrow widths it
-    // takes only by its own rules (144, 136) and the 256 x 64 swapped tile at the 128-wide tile's
-    // rate per output (kNarrowTileTime: their k-loops run narrow wgmma or read as many operand
-    // bytes per FLOP).
-    const bool narrow = g.block_n <= 144 || g.swap_ab;
-    const double per_tile =
-        narrow ? kNarrowTileTime * static_cast<double>(block_m * g.block_n) / (kBlockM * 128.0)
-               : tile_time(config);
-    const auto tiles_of = [&](int cluster_m) {
-      return (tiles_m + cluster_m - 1) / cluster_m * tiles_n;
-    };
-    const auto workers_of = [&](int cluster_m) {
-      const int w = sm_count / cluster_m;
-      return static_cast<std::int32_t>(w > 0 ? w : 1);
-    };
+    const double per_tile = tile_time(config);
+    const auto tiles_of = [&](int cluster_m) { return cluster_tiles(m, n, config, cluster_m); };
+    const auto workers_of = [&](int cluster_m) { return plan_workers(sm_count, cluster_m); };
     const bool tma_only = ::tma::ops::gemm_config_tma_only(g);
     if (tma_only && !req.may_cluster) continue;  // the ordinary path (no kernel of it there)
     // Data-parallel.

@@ -298,15 +298,19 @@ bool run_case(const Case& c, std::uint64_t seed) {
 
   fill_kernel<<<blocks_for(a_lines * a_cols), 256>>>(a.p, a_lines, a_cols, lda, c.ab, seed * 3 + 1);
   fill_kernel<<<blocks_for(b_lines * b_cols), 256>>>(b.p, b_lines, b_cols, ldb, c.ab, seed * 3 + 2);
-  CHECK_CUDA(cudaMemset(d.p, 0xFF, static_cast<std::size_t>(c.m * ldd * cd)));
-  const void* c_ptr = nullptr;
+  // D poisoned and, in place (C == D), filled with C's values: before the product, and again after
+  // a candidates/ case's run of gemm()'s own plan.
+  const auto prepare_d = [&] {
+    CHECK_CUDA(cudaMemset(d.p, 0xFF, static_cast<std::size_t>(c.m * ldd * cd)));
+    if (c.c_mode == CMode::kInPlace)
+      fill_kernel<<<blocks_for(c.m * c.n), 256>>>(d.p, c.m, c.n, ldd, c.out, seed * 3 + 3);
+  };
+  prepare_d();
+  const void* c_ptr = c.c_mode == CMode::kInPlace ? d.p : nullptr;
   if (c.c_mode == CMode::kSeparate) {
     CHECK_CUDA(cudaMemset(sep.p, 0xFF, static_cast<std::size_t>(c.m * ldc * cd)));
     fill_kernel<<<blocks_for(c.m * c.n), 256>>>(sep.p, c.m, c.n, ldc, c.out, seed * 3 + 3);
     c_ptr = sep.p;
-  } else if (c.c_mode == CMode::kInPlace) {
-    fill_kernel<<<blocks_for(c.m * c.n), 256>>>(d.p, c.m, c.n, ldd, c.out, seed * 3 + 3);
-    c_ptr = d.p;
   }
   CHECK_CUDA(cudaGetLastError());
 
@@ -366,9 +370,7 @@ bool run_case(const Case& c, std::uint64_t seed) {
       return false;
     }
     synchronize_or_die(c.name + ": gemm (default plan)");
-    CHECK_CUDA(cudaMemset(d.p, 0xFF, static_cast<std::size_t>(c.m * ldd * cd)));
-    if (c.c_mode == CMode::kInPlace)
-      fill_kernel<<<blocks_for(c.m * c.n), 256>>>(d.p, c.m, c.n, ldd, c.out, seed * 3 + 3);
+    prepare_d();
     CHECK_CUDA(cudaGetLastError());
     if (list.empty() || list.size() > 8) {
       std::printf("FAIL %-44s gemm_candidates returned %zu plans (1 .. 8 expected)\n",

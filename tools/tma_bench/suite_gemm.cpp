@@ -406,9 +406,14 @@ CaseResult run_gemm(const Case& c, Runner& r) {
   std::vector<std::optional<ops::GemmPlan>> plans(3 + 2 * std::size(kSweepClusters) *
                                                           ops::kNumGemmConfigs);
   std::vector<std::pair<std::size_t, ops::Path>> plan_of;  // impls index -> (plans index, path)
+  // A tuning with the run's --no-pdl and --no-gpc-order applied.
+  const auto with_options = [&r](ops::GemmTuning t) {
+    if (r.options().no_pdl) t.pdl = false;
+    if (r.options().no_gpc_order) t.gpc_order = false;
+    return t;
+  };
   auto ours = [&](std::string name, Role role, ops::Path path, ops::GemmTuning tuning) {
-    if (r.options().no_pdl) tuning.pdl = false;
-    if (r.options().no_gpc_order) tuning.gpc_order = false;
+    tuning = with_options(tuning);
     const std::size_t slot = plan_of.size();
     std::optional<ops::GemmPlan>* plan = &plans.at(slot);
     auto launch = [&bufs, &r, plan, path, tuning](int set) {
@@ -469,9 +474,7 @@ CaseResult run_gemm(const Case& c, Runner& r) {
       result.note += std::string("tma_tuned not timed: ") + e.what();
     }
     for (std::size_t i = 0; i < candidates.size(); ++i) {
-      ops::GemmTuning t = candidates[i];
-      if (r.options().no_pdl) t.pdl = false;
-      if (r.options().no_gpc_order) t.gpc_order = false;
+      const ops::GemmTuning t = with_options(candidates[i]);
       Timing tt;
       try {
         tt = r.time_trial(
