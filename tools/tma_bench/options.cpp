@@ -57,7 +57,9 @@ gemm only:
                    tried briefly as cuBLASLt's heuristic algorithms are, then timed with the rest
   --variants LIST  also time these of --sweep's variants only: cfgN_clC (configuration N,
                    data-parallel, clusters of C) or cfgN_skC / cfgN_sk (stream-K), e.g.
-                   --variants cfg1_cl2,cfg2_sk2 (unknown or disallowed ones are noted, not timed)
+                   --variants cfg1_cl2,cfg2_sk2 (unknown or disallowed ones are noted, not timed);
+                   a suffix _gG sets the raster group to G (GemmTuning::raster_group: tile
+                   rows, in clusters, per group; default 8), e.g. cfg0_sk2_g4
   --shapes LIST    time these products instead of the default set: MxNxK[,MxNxK...]
                    (family "custom"), e.g. --shapes 2048x1536x2048,1024x4096x2048
   --plan LIST      for these shapes, time a variant (as --variants names it) as "tma" in place
@@ -99,7 +101,7 @@ std::int64_t parse_int(std::string_view text, std::string_view flag, std::int64_
 }  // namespace
 
 std::vector<std::string> parse_variants(std::string_view text, std::string_view flag) {
-  static const std::regex kName("cfg[0-9]+_(cl[124]|sk[124]?)");
+  static const std::regex kName("cfg[0-9]+_(cl[124]|sk[124]?)(_g[1-9][0-9]{0,3})?");
   std::vector<std::string> names;
   std::size_t start = 0;
   while (start <= text.size()) {
@@ -109,10 +111,13 @@ std::vector<std::string> parse_variants(std::string_view text, std::string_view 
       throw UsageError(std::string(flag) + ": '" + name +
                        "' is not a variant: give cfgN_clC (configuration N, data-parallel, "
                        "clusters of C = 1, 2 or 4) or cfgN_skC / cfgN_sk (stream-K; clusters of C, "
-                       "or 1), e.g. cfg1_cl2,cfg2_sk2");
+                       "or 1), optionally followed by _gG (raster group G, 1..9999), e.g. "
+                       "cfg1_cl2,cfg2_sk2,cfg0_sk2_g4");
     }
     // cfgN_sk1 is cfgN_sk (stream-K in clusters of 1), the name the sweep gives it.
-    names.push_back(name.ends_with("_sk1") ? name.substr(0, name.size() - 1) : name);
+    const std::size_t sk1 = name.find("_sk1");
+    names.push_back(sk1 == std::string::npos ? name
+                                             : name.substr(0, sk1 + 3) + name.substr(sk1 + 4));
     start = comma + 1;
   }
   return names;

@@ -43,8 +43,9 @@ struct Options {
   };
   std::vector<GemmShape> shapes;
   // --variants: of the sweep's variants only these, by name (cfg1_cl2, cfg2_sk2, cfg0_sk, ...:
-  // tma_ + the name in the JSON), timed beside the plan, cuBLASLt and the ordinary path: a
-  // plan alternative measured in (nearly) the regime of the default run.
+  // tma_ + the name in the JSON; a suffix _gG sets the raster group, cfg0_sk2_g4), timed beside
+  // the plan, cuBLASLt and the ordinary path: a plan alternative measured in (nearly) the regime
+  // of the default run.
   std::vector<std::string> variants;
   // --plan: for these shapes, run one of the variants above as "tma" (the plan) instead of
   // tma::ops::gemm's own choice: a plan rule measured in exactly the default run's regime (the

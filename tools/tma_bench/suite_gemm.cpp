@@ -82,6 +82,21 @@ std::vector<Variant> sweep_variants(bool a_row_major, bool b_row_major) {
   return out;
 }
 
+// The variant a --variants / --plan name asks for: a sweep variant by its name, or one with a
+// raster suffix _gG (options.cpp: parse_variants), that variant with GemmTuning::raster_group G.
+// nullopt: no such variant for this layout.
+std::optional<Variant> find_variant(const std::vector<Variant>& variants, const std::string& name) {
+  const std::size_t g = name.find("_g");
+  const std::string base = name.substr(0, g);
+  for (const Variant& v : variants) {
+    if (v.name != base) continue;
+    Variant out{name, v.tuning};
+    if (g != std::string::npos) out.tuning.raster_group = std::stoi(name.substr(g + 2));
+    return out;
+  }
+  return std::nullopt;
+}
+
 // ---- cases -----------------------------------------------------------------------------------
 
 Case make_case(std::string family, const GemmDims& g, bool quick) {
@@ -427,17 +442,12 @@ CaseResult run_gemm(const Case& c, Runner& r) {
   };
   // --plan: a variant in the plan's place for this shape (an experiment aid, named in the note).
   const std::vector<Variant> variants = sweep_variants(c.gemm->a_row_major, c.gemm->b_row_major);
-  const auto variant_named = [&](const std::string& name) -> const Variant* {
-    for (const Variant& v : variants)
-      if (v.name == name) return &v;
-    return nullptr;
-  };
   ops::GemmTuning plan_tuning;
   for (const Options::PlanOverride& o : r.options().plan_overrides) {
     if (o.shape.m != g.m || o.shape.n != g.n || o.shape.k != g.k) continue;
     if (!result.note.empty()) result.note += "; ";
-    const Variant* v = variant_named(o.variant);
-    if (v == nullptr) {
+    const std::optional<Variant> v = find_variant(variants, o.variant);
+    if (!v) {
       result.note += "--plan " + o.variant +
                      " not applied: no such configuration, or not "
                      "allowed for this layout; the plan's own choice ran";
@@ -502,25 +512,19 @@ CaseResult run_gemm(const Case& c, Runner& r) {
     }
   }
 
-  // The sweep's variants (--sweep: all; --variants: those named).
-  const std::vector<std::string>& wanted = r.options().variants;
-  std::vector<bool> found(wanted.size(), false);
-  const auto take = [&](const std::string& name) {
-    if (r.options().sweep) return true;
-    const auto it = std::find(wanted.begin(), wanted.end(), name);
-    if (it == wanted.end()) return false;
-    found[static_cast<std::size_t>(it - wanted.begin())] = true;
-    return true;
-  };
-  if (r.options().sweep || !wanted.empty()) {
-    for (const Variant& v : variants) {
-      if (take(v.name)) ours("tma_" + v.name, Role::kVariant, ops::Path::kTma, v.tuning);
-    }
-    for (std::size_t v = 0; v < wanted.size(); ++v) {
-      if (!found[v] && !r.options().sweep) {
+  // The sweep's variants (--sweep: all, in the sweep's order; --variants: those named, in the
+  // order given).
+  if (r.options().sweep) {
+    for (const Variant& v : variants)
+      ours("tma_" + v.name, Role::kVariant, ops::Path::kTma, v.tuning);
+  } else {
+    for (const std::string& name : r.options().variants) {
+      if (const std::optional<Variant> v = find_variant(variants, name)) {
+        ours("tma_" + v->name, Role::kVariant, ops::Path::kTma, v->tuning);
+      } else {
         if (!result.note.empty()) result.note += "; ";
-        result.note += "variant " + wanted[v] +
-                       " not timed: no such configuration, or not allowed for this layout";
+        result.note +=
+            "variant " + name + " not timed: no such configuration, or not allowed for this layout";
       }
     }
   }

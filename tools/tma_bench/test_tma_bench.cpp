@@ -280,8 +280,17 @@ TEST(Options, GemmFlags) {
   EXPECT_TRUE(v.gemm_options_given);
   const char* sk1[] = {"tma-bench", "gemm", "--variants", "cfg3_sk1"};
   EXPECT_EQ(parse_options(4, const_cast<char**>(sk1)).variants.at(0), "cfg3_sk");
+  // A raster group suffix _gG (1..9999) rides on any variant; cfgN_sk1_gG is cfgN_sk_gG.
+  const char* groups[] = {"tma-bench", "gemm", "--variants",
+                          "cfg0_sk2_g4,cfg3_sk1_g16,cfg1_cl1_g1"};
+  const Options g = parse_options(4, const_cast<char**>(groups));
+  ASSERT_EQ(g.variants.size(), 3u);
+  EXPECT_EQ(g.variants[0], "cfg0_sk2_g4");
+  EXPECT_EQ(g.variants[1], "cfg3_sk_g16");
+  EXPECT_EQ(g.variants[2], "cfg1_cl1_g1");
   for (const char* text :
-       {"cfg1", "cfg1_cl3", "cfgx_cl2", "cfg1_cl2,", "tma_cfg1_cl2", "cfg1_sk8"}) {
+       {"cfg1", "cfg1_cl3", "cfgx_cl2", "cfg1_cl2,", "tma_cfg1_cl2", "cfg1_sk8", "cfg0_sk2_g0",
+        "cfg0_sk2_g", "cfg0_sk2_g12345", "cfg0_g4", "cfg0_sk2_g4_g4"}) {
     const char* argv_bad[] = {"tma-bench", "gemm", "--variants", text};
     EXPECT_THROW(parse_options(4, const_cast<char**>(argv_bad)), UsageError) << text;
   }
