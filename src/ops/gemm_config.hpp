@@ -182,6 +182,12 @@ struct Config {
   // kTable, consume). Not the wide ping-pong: its 24-register producer spilled (12 bytes in the
   // table's form, session 37), its consumers the walk's values across the inc.
   static constexpr bool kEarlyIssue = !kWide;
+  // The wide ping-pong instead: a thread of its second consumer warpgroup (whose first unit
+  // starts only after the first warpgroup's whole k-loop) issues the table tile's first ring fill
+  // before its setmaxnreg.inc, and the producer, finding the table entry again after its dec,
+  // walks its first unit in a block of its own before the unit loop (gemm_kernel.cuh:
+  // fill_from_table, produce_tma), so that no value crosses the producer's dec.
+  static constexpr bool kConsumerFill = kWide;
   static_assert(kStages >= 2 && kStages <= 8, "2..8 pipeline stages");
   // 227 KiB is the opt-in maximum per block on sm_90 (cudaDevAttrMaxSharedMemoryPerBlockOptin),
   // static shared memory (the barriers) included.

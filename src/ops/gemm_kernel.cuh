@@ -180,6 +180,38 @@ __device__ __forceinline__ void issue_k_block(Pipeline<Cfg::kStages>& pipe, Pipe
   }
 }
 
+// This CTA's first-tile table entry (Params::first_tile; kNoFirstTile where none), with
+// %clusterid.x read by a volatile asm: a second read is not merged with an earlier one (cuda::ptx's
+// is a plain asm), so no value of it is held across a setmaxnreg.
+__device__ __forceinline__ std::uint32_t table_entry(const Params& p) {
+  const std::uint32_t c = ptx::cluster_id_x_fresh();
+  return c < static_cast<std::uint32_t>(kWorkerMap) ? p.first_tile[c] : kNoFirstTile;
+}
+
+// Config::kConsumerFill: one thread of the second consumer warpgroup, after the PDL wait and
+// before its setmaxnreg.inc, issues k-blocks 0 .. fill - 1 of its cluster's table tile (a whole
+// data-parallel tile, k order from 0) into stages 0 .. fill - 1, fill = min(k_blocks, stages):
+// the ring's first pass, free. produce_tma skips them (its first unit is that tile).
+template <class Cfg, MatrixMajor kA, MatrixMajor kB>
+__device__ __forceinline__ void fill_from_table(Pipeline<Cfg::kStages>& pipe, unsigned char* smem,
+                                                const TensorMap* map_a, const TensorMap* map_b,
+                                                const Params& p, int rank, int cluster_m) {
+  const std::uint32_t first = table_entry(p);
+  if (first == kNoFirstTile) return;
+  const ProducerShare<Cfg, kB> share(rank, cluster_m);
+  int ftm, ftn;
+  first_tile_decode(first, rank, ftm, ftn);
+  trace(p, 0, 0, 1);
+  PipelineState s = pipe.start();
+  const int fill = p.sched.k_blocks < Cfg::kStages ? p.sched.k_blocks : Cfg::kStages;
+  for (int kb = 0; kb < fill; ++kb) {
+    pipe.producer_acquire(s);
+    issue_k_block<Cfg, kA, kB>(pipe, s, smem, map_a, map_b, share, cluster_m, kb * kBlockK,
+                               ftm * Cfg::kTileM, ftn * Cfg::kBlockN + share.b_start, ftn);
+    s.advance();
+  }
+}
+
 // TMA_GEMM_EARLY_ISSUE (1, the default): configurations with Config::kEarlyIssue start with the
 // table's ring fill (produce_tma's kTable), and their consumers walk their first unit before
 // their setmaxnreg.inc (consume's `ready`). 0: every configuration as the wide ping-pong (the
@@ -210,6 +242,14 @@ __device__ __forceinline__ void issue_k_block(Pipeline<Cfg::kStages>& pipe, Pipe
 // dec after the fill's first k-block instead of after the walk, the consumers' first unit
 // 300-500 cycles earlier, 2048^3 0.6-0.9% faster in the README regime (the sets' geomeans
 // within the rounds' spread).
+// Config::kConsumerFill (the wide ping-pong, whose 24-register producer spilled 4-8 bytes in every
+// form of kTable tried, session 41): a thread of the second consumer warpgroup issues the table
+// tile's first ring fill (fill_from_table) and this thread walks that tile first, in a block
+// before the unit loop. Measured (H200, docs/perf-log.md session 41; gemm_trace, clean cold
+// operands): the first unit's first-stage wait 1,125-1,156 -> 594-660 cycles, each CTA's lifetime
+// ~0.8k cycles shorter at 1024 x 11008 x 1024 / 4096 and 2048 x 7168 x 2048; ncu at base clocks,
+// 1024 x 11008 x K: ~1.1k cycles of the ~3k that cuBLASLt's 176 x 128 kernel of the same tile
+// took less.
 // Not better: the whole fill before the dec (the consumers' inc then waits for it; session 36
 // item 1); the table read before the PDL wait (session 37 item 2); L2 prefetches of the fill
 // before the PDL wait (the loads queue behind them: 2048^3 -15%; item 3); the table's line warmed
@@ -266,10 +306,36 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
   }
   Cursor cursor = schedule_start(p.sched, worker_of(p));
   Unit u;
+  int first_unit = 0;  // the loop's first unit index (trace stamps only)
+  if constexpr (Cfg::kConsumerFill && TMA_GEMM_EARLY_ISSUE != 0) {
+    // A consumer thread issued the table tile's first ring fill (fill_from_table); that tile is
+    // this CTA's first unit: the rest of it here, in order (shift 0), before the unit loop.
+    if (table_entry(p) != kNoFirstTile && next_unit(p.sched, cursor, u)) {
+      first_unit = 1;
+      if constexpr (TMA_GEMM_TRACE != 0) {
+        ptx::fence_operand(u.tile);
+        trace_kernel(p, kProducerCursor, clock64());
+      }
+      int tm, tn;
+      tile_of(p, u.tile, rank, cluster_m, tm, tn);
+      trace(p, 0, 0, 0);
+      const int a_row = tm * Cfg::kTileM;
+      const int b_col = tn * Cfg::kBlockN + share.b_start;
+      const int fill = p.sched.k_blocks < Cfg::kStages ? p.sched.k_blocks : Cfg::kStages;
+      s.advance(static_cast<std::uint32_t>(fill));
+      for (int kb = fill; kb < u.kb_end; ++kb) {
+        pipe.producer_acquire(s);
+        issue_k_block<Cfg, kA, kB>(pipe, s, smem, map_a, map_b, share, cluster_m, kb * kBlockK,
+                                   a_row, b_col, tn);
+        s.advance();
+      }
+      trace(p, 0, 0, 2);
+    }
+  }
   // Few values live across the k-loop (a wide ping-pong configuration leaves this thread 24
   // registers: gemm_config.hpp): the unit's A row and B column, its rotated k-block and the count
   // left, the stage.
-  for (int i = 0; next_unit(p.sched, cursor, u); ++i) {
+  for (int i = first_unit; next_unit(p.sched, cursor, u); ++i) {
     if constexpr (TMA_GEMM_TRACE != 0) {
       if (i == 0) {
         ptx::fence_operand(u.tile);
@@ -1078,6 +1144,13 @@ __global__ void __launch_bounds__(kThreads, 1)
     // (Not with both operands MN-major: there the consumers of the 128 x 256 and 128 x 192 tiles
     // spilled 8-72 bytes with their walk's values live across the inc.)
     constexpr bool kWalkFirst = kEarly && !(kA == MatrixMajor::kMN && kB == MatrixMajor::kMN);
+    if constexpr (kTma && TMA_GEMM_EARLY_ISSUE != 0 && Cfg::kConsumerFill) {
+      if (threadIdx.x == 2 * kWarpgroupThreads) {
+        cudaGridDependencySynchronize();
+        fill_from_table<Cfg, kA, kB>(pipe, smem, &map_a, &map_b, p, rank, cluster_m);
+      }
+      __syncwarp();
+    }
     if constexpr (!kWalkFirst) ready();
     const EpilogueMaps maps{&map_c, &map_d, &map_c_tail, &map_d_tail};
     const bool stamp = TMA_GEMM_TRACE != 0 && threadIdx.x % kWarpgroupThreads == 0;

@@ -32,4 +32,13 @@ __device__ __forceinline__ bool is_global(const void* a) {
   return r != 0;
 }
 
+// %clusterid.x read by a volatile asm: each call reads it anew, so the compiler does not merge
+// two reads (cuda::ptx::get_sreg_clusterid_x is a plain asm, which it may) and keep the value in a
+// register between them (the GEMM's producer re-reads it after its setmaxnreg.dec).
+__device__ __forceinline__ std::uint32_t cluster_id_x_fresh() {
+  std::uint32_t c;
+  asm volatile("mov.u32 %0, %%clusterid.x;" : "=r"(c));
+  return c;
+}
+
 }  // namespace tma::ptx
