@@ -188,10 +188,34 @@ __device__ __forceinline__ std::uint32_t table_entry(const Params& p) {
   return c < static_cast<std::uint32_t>(kWorkerMap) ? p.first_tile[c] : kNoFirstTile;
 }
 
+// The table tile's first ring fill: its k-blocks 0 .. fill - 1 into stages 0 .. fill - 1 (a
+// whole data-parallel tile, k order from 0; the ring's first pass, free stages), fill =
+// min(k_blocks, stages). Issued by produce_tma's kTable or by fill_from_table; the producer's
+// walk then skips them.
+template <int kStages>
+__device__ __forceinline__ int table_fill(const Schedule& sched) {
+  return sched.k_blocks < kStages ? sched.k_blocks : kStages;
+}
+
+// k-block kb of the table tile `first` (table_entry, not kNoFirstTile) into stage s, which is free
+// (the ring's first fill: the acquire does not wait); s advanced.
+template <class Cfg, MatrixMajor kA, MatrixMajor kB>
+__device__ __forceinline__ void issue_table_k_block(Pipeline<Cfg::kStages>& pipe, PipelineState& s,
+                                                    unsigned char* smem, const TensorMap* map_a,
+                                                    const TensorMap* map_b,
+                                                    const ProducerShare<Cfg, kB>& share, int rank,
+                                                    int cluster_m, std::uint32_t first, int kb) {
+  int ftm, ftn;
+  first_tile_decode(first, rank, ftm, ftn);
+  pipe.producer_acquire(s);
+  issue_k_block<Cfg, kA, kB>(pipe, s, smem, map_a, map_b, share, cluster_m, kb * kBlockK,
+                             ftm * Cfg::kTileM, ftn * Cfg::kBlockN + share.b_start, ftn);
+  s.advance();
+}
+
 // Config::kConsumerFill: one thread of the second consumer warpgroup, after the PDL wait and
-// before its setmaxnreg.inc, issues k-blocks 0 .. fill - 1 of its cluster's table tile (a whole
-// data-parallel tile, k order from 0) into stages 0 .. fill - 1, fill = min(k_blocks, stages):
-// the ring's first pass, free. produce_tma skips them (its first unit is that tile).
+// before its setmaxnreg.inc, issues the table tile's first ring fill (table_fill). produce_tma
+// skips those k-blocks (its first unit is that tile).
 template <class Cfg, MatrixMajor kA, MatrixMajor kB>
 __device__ __forceinline__ void fill_from_table(Pipeline<Cfg::kStages>& pipe, unsigned char* smem,
                                                 const TensorMap* map_a, const TensorMap* map_b,
@@ -199,17 +223,12 @@ __device__ __forceinline__ void fill_from_table(Pipeline<Cfg::kStages>& pipe, un
   const std::uint32_t first = table_entry(p);
   if (first == kNoFirstTile) return;
   const ProducerShare<Cfg, kB> share(rank, cluster_m);
-  int ftm, ftn;
-  first_tile_decode(first, rank, ftm, ftn);
   trace(p, 0, 0, 1);
   PipelineState s = pipe.start();
-  const int fill = p.sched.k_blocks < Cfg::kStages ? p.sched.k_blocks : Cfg::kStages;
-  for (int kb = 0; kb < fill; ++kb) {
-    pipe.producer_acquire(s);
-    issue_k_block<Cfg, kA, kB>(pipe, s, smem, map_a, map_b, share, cluster_m, kb * kBlockK,
-                               ftm * Cfg::kTileM, ftn * Cfg::kBlockN + share.b_start, ftn);
-    s.advance();
-  }
+  const int fill = table_fill<Cfg::kStages>(p.sched);
+  for (int kb = 0; kb < fill; ++kb)
+    issue_table_k_block<Cfg, kA, kB>(pipe, s, smem, map_a, map_b, share, rank, cluster_m, first,
+                                     kb);
 }
 
 // TMA_GEMM_EARLY_ISSUE (1, the default): configurations with Config::kEarlyIssue start with the
@@ -232,7 +251,7 @@ __device__ __forceinline__ void fill_from_table(Pipeline<Cfg::kStages>& pipe, un
 // 16.5 us, the other M = 128 shapes +0.5-3%), the rest within the rounds' spread.
 //
 // kTable (Config::kEarlyIssue): after the PDL wait thread 0 reads its cluster's first tile from
-// the host's table (Params::first_tile: one indexed constant read), issues that tile's k-block 0
+// the host's table (table_entry: one indexed constant read), issues that tile's k-block 0
 // before the warpgroup's setmaxnreg.dec, the rest of the tile's first ring fill after the dec, and
 // only then walks its schedule, whose first unit is that tile (its issued k-blocks are skipped).
 // Why: the walk to the first unit (schedule_start, next_unit, tile_of) is a dependent chain through
@@ -266,24 +285,15 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
   // The k-blocks of the first unit issued before the walk (kTable only).
   int issued = 0;
   std::uint32_t first = kNoFirstTile;
-  // k-block kb of the table's tile into the next stage (free: the ring's first fill, no wait).
-  const auto issue_table_k_block = [&](int kb) {
-    int ftm, ftn;
-    first_tile_decode(first, rank, ftm, ftn);
-    pipe.producer_acquire(s);
-    issue_k_block<Cfg, kA, kB>(pipe, s, smem, map_a, map_b, share, cluster_m, kb * kBlockK,
-                               ftm * Cfg::kTileM, ftn * Cfg::kBlockN + share.b_start, ftn);
-    s.advance();
-  };
   if constexpr (kTable) {
     cudaGridDependencySynchronize();
     if (threadIdx.x == 0) {
       if constexpr (TMA_GEMM_TRACE != 0) trace_kernel(p, kProducerReady, clock64());
-      const std::uint32_t c = cluster_id_x();
-      first = c < static_cast<std::uint32_t>(kWorkerMap) ? p.first_tile[c] : kNoFirstTile;
+      first = table_entry(p);
       if (first != kNoFirstTile) {
         trace(p, 0, 0, 1);
-        issue_table_k_block(0);
+        issue_table_k_block<Cfg, kA, kB>(pipe, s, smem, map_a, map_b, share, rank, cluster_m, first,
+                                         0);
         issued = 1;
       }
     }
@@ -299,9 +309,10 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
     // The rest of the table tile's first ring fill (a whole data-parallel tile: k-blocks 0 ..
     // k_blocks - 1 in order): free stages, no wait.
     if (issued != 0) {
-      const int fill = p.sched.k_blocks < Cfg::kStages ? p.sched.k_blocks : Cfg::kStages;
+      const int fill = table_fill<Cfg::kStages>(p.sched);
       for (; issued < fill; ++issued)
-        issue_table_k_block(issued);
+        issue_table_k_block<Cfg, kA, kB>(pipe, s, smem, map_a, map_b, share, rank, cluster_m, first,
+                                         issued);
     }
   }
   Cursor cursor = schedule_start(p.sched, worker_of(p));
@@ -321,7 +332,7 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
       trace(p, 0, 0, 0);
       const int a_row = tm * Cfg::kTileM;
       const int b_col = tn * Cfg::kBlockN + share.b_start;
-      const int fill = p.sched.k_blocks < Cfg::kStages ? p.sched.k_blocks : Cfg::kStages;
+      const int fill = table_fill<Cfg::kStages>(p.sched);
       s.advance(static_cast<std::uint32_t>(fill));
       for (int kb = fill; kb < u.kb_end; ++kb) {
         pipe.producer_acquire(s);
