@@ -51,14 +51,8 @@ while (($#)); do
 done
 ((${#binaries[@]})) || usage
 
-find_tool() {  # name, env override
-  local name="$1" override="${2:-}"
-  if [[ -n "$override" ]]; then echo "$override"; return; fi
-  if command -v "$name" >/dev/null 2>&1; then command -v "$name"; return; fi
-  for dir in "${CUDA_HOME:-}" "${CUDA_PATH:-}" /usr/local/cuda; do
-    if [[ -n "$dir" && -x "$dir/bin/$name" ]]; then echo "$dir/bin/$name"; return; fi
-  done
-}
+# shellcheck source=tools/find_tool.sh
+source "$(dirname "${BASH_SOURCE[0]}")/find_tool.sh"
 
 cuobjdump=$(find_tool cuobjdump "${CUOBJDUMP:-}")
 if [[ -z "$cuobjdump" || ! -x "$cuobjdump" ]]; then

@@ -23,14 +23,17 @@ if [ ${#objs[@]} -eq 0 ]; then
     objs+=("src/ops/CMakeFiles/tmakit_ops.dir/gemm_kernels_$t.cu.o")
   done
 fi
-dump=${CUOBJDUMP:-$(command -v cuobjdump || true)}
-for d in "${CUDA_HOME:-/usr/local/cuda}/bin" "$(dirname "$0")/../.tools/bin"; do
-  [ -z "$dump" ] && [ -x "$d/cuobjdump" ] && dump=$d/cuobjdump
-done
-if [ -z "$dump" ]; then echo "sass_same.sh: no cuobjdump (scripts/deps.sh fetches one)" >&2; exit 2; fi
+# shellcheck source=tools/find_tool.sh
+source "$(dirname "${BASH_SOURCE[0]}")/find_tool.sh"
+dump=$(find_tool cuobjdump "${CUOBJDUMP:-}")
+if [[ -z "$dump" || ! -x "$dump" ]]; then
+  echo "sass_same.sh: cuobjdump not found: set CUOBJDUMP or put it on PATH (scripts/deps.sh" \
+       "fetches one into .tools/bin, scripts/env.sh adds that to PATH)" >&2
+  exit 2
+fi
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 sass() {  # the SASS text without the per-file headers
-  "$dump" -sass "$1" | grep -v -E '^Fatbin|^=+$|arch = |code version|host = |compile_size|producer'
+  "$dump" -sass "$1" | grep -v -E '^Fatbin|^=+$|^[[:space:]]*(arch|code version|host|compile_size|producer|identifier) = '
 }
 rc=0
 for o in "${objs[@]}"; do
