@@ -5,7 +5,9 @@
 # sanitize (the suite's --quick runs under compute-sanitizer), ops (gpu_ops byte-exact test),
 # bench (tma-bench all: copy, transpose, copy-tune; then the torch peers into the same JSON),
 # gemm (tests/gemm/gpu_gemm, then `tma-bench gemm` into gemm.json, then the torch / Triton peers
-# into it), overhead (bench/experiments/gemm_overhead for OVERHEAD_CONFIGS, default 0 1 2).
+# into it), clocks (`tma-bench gemm --clock-probe` into gemm-clocks.json: the README's run with the
+# SM clock probed around every timed launch, tabulated by bench/clock_probe.py), overhead
+# (bench/experiments/gemm_overhead for OVERHEAD_CONFIGS, default 0 1 2).
 # Each step's log is kept; the script's exit status is the number of failed steps.
 # gemm's test is bounded by GEMM_TEST_TIMEOUT seconds (default 300), its benchmark by
 # GEMM_BENCH_TIMEOUT seconds (default 420): a hung GEMM kernel
@@ -58,6 +60,14 @@ for s in "$@"; do
         "$build/tools/tma_bench/tma-bench" gemm ${GEMM_BENCH_ARGS:-} --json "$out/gemm.json"
       if [ -s "$out/gemm.json" ]; then
         step gemmpeers python3 bench/torch_peers.py "$out/gemm.json"
+      fi ;;
+    clocks)
+      # shellcheck disable=SC2086  # GEMM_BENCH_ARGS is a list of options
+      step gemmclocks timeout -k 10 "${GEMM_BENCH_TIMEOUT:-420}" \
+        "$build/tools/tma_bench/tma-bench" gemm --clock-probe ${GEMM_BENCH_ARGS:-} \
+        --json "$out/gemm-clocks.json"
+      if [ -s "$out/gemm-clocks.json" ]; then
+        step clocktable python3 bench/clock_probe.py "$out/gemm-clocks.json"
       fi ;;
     overhead)
       # The per-tile overhead of each configuration (bench/experiments/gemm_overhead.cu).

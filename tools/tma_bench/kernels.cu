@@ -1,5 +1,6 @@
 // tma-bench: the bench's own kernels (see kernels.hpp).
 #include <cuda_runtime.h>
+#include <cuda/ptx>
 
 #include <algorithm>
 #include <climits>
@@ -227,6 +228,21 @@ __global__ void spin_kernel(long long cycles) {
     __nanosleep(500);
 }
 
+__global__ void clock_probe_kernel(ClockReading* out, long long window_ns) {
+  const auto timer = [] { return static_cast<long long>(cuda::ptx::get_sreg_globaltimer()); };
+  const long long t_start = timer();
+  long long t0 = t_start;
+  while (t0 == t_start)  // the next tick
+    t0 = timer();
+  const long long c0 = clock64();
+  long long t1 = t0;
+  while (t1 - t0 < window_ns)  // the first tick at least window_ns later
+    t1 = timer();
+  const long long c1 = clock64();
+  out->cycles = c1 - c0;
+  out->ns = t1 - t0;
+}
+
 }  // namespace
 
 void fill_random(const TensorView& v, std::uint64_t seed, cudaStream_t stream) {
@@ -302,6 +318,11 @@ Mismatches compare(const TensorView& got, const TensorView& expected, cudaStream
 
 void launch_spin(cudaStream_t stream, long long cycles) {
   spin_kernel<<<1, 1, 0, stream>>>(cycles);
+  TMA_BENCH_CHECK_LAUNCH();
+}
+
+void launch_clock_probe(cudaStream_t stream, ClockReading* out, long long window_ns) {
+  clock_probe_kernel<<<1, 1, 0, stream>>>(out, window_ns);
   TMA_BENCH_CHECK_LAUNCH();
 }
 

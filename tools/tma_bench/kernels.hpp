@@ -1,5 +1,6 @@
 // tma-bench: the bench's own kernels, host side: random input, the naive transpose reference, the
-// verifier and the spin kernel that hides launch overhead from the timing (timing.hpp).
+// verifier, the spin kernel that hides launch overhead from the timing (timing.hpp) and the clock
+// probe (--clock-probe).
 //
 // They are the oracle, not performance code: every one is a grid-stride loop over elements, with
 // nothing to get wrong. All launches go to `stream` and are checked.
@@ -44,5 +45,17 @@ Mismatches compare(const TensorView& got, const TensorView& expected, cudaStream
 
 // Keeps `stream` busy for about `cycles` SM clock cycles (timing.hpp).
 void launch_spin(cudaStream_t stream, long long cycles);
+
+// What one clock probe read: the SM cycles (clock64) between two %globaltimer ticks `ns` apart.
+struct ClockReading {
+  long long cycles = 0;
+  long long ns = 0;
+};
+
+// Enqueues one probe (one thread): it waits for a %globaltimer tick, reads clock64, waits until
+// the timer has advanced at least `window_ns` and reads clock64 at that tick, and writes both
+// spans to `*out` (device memory). Timing edge to edge removes the timer's granularity (1 us on
+// some GPUs): the error is a few loop iterations, ~0.1% of a 20 us window.
+void launch_clock_probe(cudaStream_t stream, ClockReading* out, long long window_ns);
 
 }  // namespace tma::bench

@@ -44,6 +44,10 @@ options:
   --device N       CUDA device (default 0)
   --flush-l2       write a 2x-L2 buffer between runs instead of rotating buffers
   --no-ordinary    leave out the ordinary-loads path (Path::kOrdinary) of our ops
+  --clock-probe    also read the SM clock before and after every timed run (a one-thread
+                   kernel timing clock64 over 10 us of %globaltimer); the JSON gives each
+                   implementation's median MHz before and after its runs (bench/clock_probe.py
+                   tabulates them). A diagnostic: the probes idle the GPU between runs
 
 gemm only:
   --layout AB      operand storage, A then B: r = row-major, c = column-major (default rc:
@@ -211,6 +215,8 @@ Options parse_options(int argc, char** argv) {
       o.flush_l2 = true;
     } else if (a == "--no-ordinary") {
       o.no_ordinary = true;
+    } else if (a == "--clock-probe") {
+      o.clock_probe = true;
     } else if (a == "--sweep") {
       o.sweep = true;
       o.gemm_options_given = true;

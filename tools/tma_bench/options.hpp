@@ -31,6 +31,7 @@ struct Options {
   int device = 0;
   bool flush_l2 = false;     // flush the L2 between runs even where rotating buffers would fit
   bool no_ordinary = false;  // leave out the ordinary-loads path (Path::kOrdinary) everywhere
+  bool clock_probe = false;  // probe the SM clock around every timed run (timing.hpp ClockProbe)
   // gemm only: A then B, 'r' row-major or 'c' column-major ("rc": D = X W^T with W [N, K] as
   // nn.Linear stores it, both operands K-major), and a sweep over every tile configuration x
   // cluster size. gemm_options_given says one of them was typed (main refuses them elsewhere).

@@ -38,6 +38,14 @@ void write_impl(JsonWriter& j, const ImplResult& r, bool flops) {
     if (flops) j.key("tflops").value(r.tflops);
     j.key("host_us_per_launch").value(r.timing->host_us_per_launch);
     j.key("host_bound").value(r.timing->host_bound);
+    if (r.timing->clock) {
+      // --clock-probe (timing.hpp ClockProbe): the SM clock just before and after the runs.
+      j.key("clock_probe").begin_object();
+      j.key("mhz_before").value(r.timing->clock->mhz_before);
+      j.key("mhz_after").value(r.timing->clock->mhz_after);
+      j.key("samples").value(r.timing->clock->samples);
+      j.end_object();
+    }
   } else {
     for (const char* k : {"median_ms", "min_ms", "max_ms", "reps", "gbps"})
       j.key(k).null();
@@ -123,6 +131,11 @@ std::string to_json(const RunRecord& run) {
   j.key("gbps").value("(bytes read + bytes written) / median time / 1e9");
   j.key("tflops").value("flops (2 m n k for a GEMM) / median time / 1e12");
   j.key("poison_byte").value(static_cast<int>(kPoisonByte));
+  if (o.clock_probe) {
+    j.key("clock_probe_window_ns").value(static_cast<std::int64_t>(kClockProbeWindowNs));
+  } else {
+    j.key("clock_probe_window_ns").null();
+  }
   j.end_object();
 
   j.key("gpu");

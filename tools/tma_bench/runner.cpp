@@ -129,7 +129,8 @@ Runner::Runner(const Options& options, const MachineInfo& machine, Progress& pro
   // Non-blocking: nothing else in the process (the legacy default stream) serializes with it.
   TMA_BENCH_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   flush_ = DeviceBuffer(static_cast<std::size_t>(kFlushFactor) * machine.gpu.l2_bytes);
-  timer_.emplace(stream_, options.warmup, options.reps, machine.gpu.sm_clock_khz);
+  timer_.emplace(stream_, options.warmup, options.reps, machine.gpu.sm_clock_khz,
+                 options.clock_probe ? kClockProbeWindowNs : 0);
 }
 
 Runner::~Runner() {

@@ -125,6 +125,68 @@ TEST(Timing, InterleavedOrderIsBalanced) {
   EXPECT_TRUE(differs);
 }
 
+TEST(Timing, ProbeMhzIsCyclesPerMicrosecond) {
+  EXPECT_DOUBLE_EQ(*probe_mhz(19'800, 10'000), 1980.0);
+  EXPECT_DOUBLE_EQ(*probe_mhz(16'000, 10'048), 16'000.0 * 1e3 / 10'048);
+  EXPECT_FALSE(probe_mhz(0, 10'000));  // an unwritten slot
+  EXPECT_FALSE(probe_mhz(19'800, 0));
+  EXPECT_FALSE(probe_mhz(-5, 10'000));
+}
+
+// Each timed run's clock is the probe ahead of it (before) and the one after it (after), as
+// time_interleaved enqueues them; warm-up and surplus runs (rep -1) are not counted.
+TEST(Timing, ClockByImplPairsEachRunWithItsNeighbouringProbes) {
+  const std::vector<ScheduledRun> runs = {{0, 0, 0}, {1, 1, 0}, {0, 2, 1}, {1, 0, -1}, {1, 1, 1}};
+  // Probe p precedes run p; the last follows run 4. Implementation 0's runs (0, 2) see
+  // before {1000, 1200} and after {1100, 1300}; 1's timed runs (1, 4) before {1100, 1500} and
+  // after {1200, 1600}; the surplus run 3 (probes 1300 / 1500) is left out.
+  const std::vector<std::optional<double>> mhz = {1000.0, 1100.0, 1200.0, 1300.0, 1500.0, 1600.0};
+  const std::vector<ClockProbe> c = clock_by_impl(runs, mhz, 2);
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0].samples, 2);
+  EXPECT_DOUBLE_EQ(c[0].mhz_before, 1100.0);
+  EXPECT_DOUBLE_EQ(c[0].mhz_after, 1200.0);
+  EXPECT_EQ(c[1].samples, 2);
+  EXPECT_DOUBLE_EQ(c[1].mhz_before, 1300.0);
+  EXPECT_DOUBLE_EQ(c[1].mhz_after, 1400.0);
+
+  // An invalid probe drops the runs beside it: run 0 (after) and run 1 (before).
+  std::vector<std::optional<double>> gap = mhz;
+  gap[1].reset();
+  const std::vector<ClockProbe> g = clock_by_impl(runs, gap, 3);
+  EXPECT_EQ(g[0].samples, 1);
+  EXPECT_DOUBLE_EQ(g[0].mhz_before, 1200.0);
+  EXPECT_EQ(g[1].samples, 1);
+  EXPECT_DOUBLE_EQ(g[1].mhz_after, 1600.0);
+  EXPECT_EQ(g[2].samples, 0);  // never ran
+
+  EXPECT_THROW(clock_by_impl(runs, std::vector<std::optional<double>>(5, 1.0), 2),
+               std::logic_error);
+  EXPECT_THROW(clock_by_impl(runs, mhz, 1), std::logic_error);  // implementation 1 unknown
+}
+
+// The schedule time_interleaved probes: every timed run of every implementation gets a pair.
+TEST(Timing, ClockByImplCountsEveryTimedRunOfASchedule) {
+  const int impls = 3, warmup = 3, reps = 20;
+  const std::vector<ScheduledRun> s = interleaved_schedule(impls, warmup, reps, 7, 0x7A11u);
+  const std::vector<ScheduledRun> timed(s.begin() + impls * warmup, s.end());
+  std::vector<std::optional<double>> mhz;
+  for (std::size_t p = 0; p <= timed.size(); ++p)
+    mhz.push_back(1500.0 + static_cast<double>(p));
+  for (const ClockProbe& c : clock_by_impl(timed, mhz, impls)) {
+    EXPECT_EQ(c.samples, reps);
+    EXPECT_DOUBLE_EQ(c.mhz_after - c.mhz_before, 1.0);  // each run's after is the next probe
+  }
+}
+
+TEST(Options, ClockProbeIsAFlag) {
+  const char* argv[] = {"tma-bench", "gemm", "--clock-probe"};
+  EXPECT_TRUE(parse_options(3, const_cast<char**>(argv)).clock_probe);
+  const char* plain[] = {"tma-bench", "gemm"};
+  EXPECT_FALSE(parse_options(2, const_cast<char**>(plain)).clock_probe);
+  EXPECT_NE(usage().find("--clock-probe"), std::string_view::npos);
+}
+
 TEST(Options, SizesTakeBinaryUnits) {
   EXPECT_EQ(parse_size("1M", "--sizes"), kMiB);
   EXPECT_EQ(parse_size("4GiB", "--sizes"), 4ull << 30);
@@ -345,7 +407,16 @@ TEST(Record, GemmCaseCarriesTflopsAndItsRatios) {
   run.options = &o;
   run.machine = &machine;
   run.results.push_back(r);
-  const std::string json = to_json(run);
+  std::string json = to_json(run);
+  EXPECT_EQ(json.find("\"clock_probe\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"clock_probe_window_ns\": null"), std::string::npos) << json;
+  o.clock_probe = true;
+  run.results.back().impls[1].timing->clock = ClockProbe{1755.5, 1740.25, 20};
+  json = to_json(run);
+  for (const char* want : {"\"clock_probe\": {", "\"mhz_before\": 1755.5", "\"mhz_after\": 1740.25",
+                           "\"samples\": 20", "\"clock_probe_window_ns\": 10000"}) {
+    EXPECT_NE(json.find(want), std::string::npos) << want << "\n" << json;
+  }
   for (const char* want : {"\"suite\": \"gemm\"", "\"m\": 4096", "\"layout\": \"rc\"",
                            "\"tflops\": ", "\"ratio_vs_cublas\": 0.8", "\"tma_vs_ordinary\": 2",
                            "\"role\": \"variant\"", "\"complete\": false"}) {

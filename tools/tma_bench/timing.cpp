@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "cuda_check.hpp"
+#include "device_buffer.hpp"
 #include "kernels.hpp"
 
 namespace tma::bench {
@@ -149,8 +150,41 @@ std::vector<ScheduledRun> interleaved_schedule(int impls, int warmup, int reps, 
   return runs;
 }
 
-Timer::Timer(cudaStream_t stream, int warmup, int reps, int sm_clock_khz)
-    : stream_(stream), warmup_(warmup), reps_(reps), sm_clock_khz_(sm_clock_khz) {
+std::optional<double> probe_mhz(long long cycles, long long ns) {
+  if (cycles <= 0 || ns <= 0) return std::nullopt;
+  return static_cast<double>(cycles) * 1e3 / static_cast<double>(ns);
+}
+
+std::vector<ClockProbe> clock_by_impl(const std::vector<ScheduledRun>& runs,
+                                      const std::vector<std::optional<double>>& mhz, int impls) {
+  if (impls < 1 || mhz.size() != runs.size() + 1)
+    throw std::logic_error("clock_by_impl: needs impls >= 1 and one probe more than runs");
+  std::vector<std::vector<double>> before(static_cast<std::size_t>(impls));
+  std::vector<std::vector<double>> after(static_cast<std::size_t>(impls));
+  for (std::size_t p = 0; p < runs.size(); ++p) {
+    const ScheduledRun& run = runs[p];
+    if (run.impl < 0 || run.impl >= impls)
+      throw std::logic_error("clock_by_impl: implementation index out of range");
+    if (run.rep < 0 || !mhz[p] || !mhz[p + 1]) continue;
+    before[static_cast<std::size_t>(run.impl)].push_back(*mhz[p]);
+    after[static_cast<std::size_t>(run.impl)].push_back(*mhz[p + 1]);
+  }
+  std::vector<ClockProbe> out(static_cast<std::size_t>(impls));
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (before[i].empty()) continue;
+    out[i].samples = static_cast<int>(before[i].size());
+    out[i].mhz_before = median(std::move(before[i]));
+    out[i].mhz_after = median(std::move(after[i]));
+  }
+  return out;
+}
+
+Timer::Timer(cudaStream_t stream, int warmup, int reps, int sm_clock_khz, long long clock_probe_ns)
+    : stream_(stream),
+      warmup_(warmup),
+      reps_(reps),
+      sm_clock_khz_(sm_clock_khz),
+      clock_probe_ns_(clock_probe_ns) {
   reserve_events(static_cast<std::size_t>(reps));
 }
 
@@ -187,6 +221,12 @@ std::vector<Timing> Timer::time_interleaved(
   const std::vector<ScheduledRun> schedule =
       interleaved_schedule(static_cast<int>(n), warmup_, reps_, sets, kShuffleSeed);
   const std::size_t warm_runs = n * static_cast<std::size_t>(warmup_);  // the schedule's first
+  // --clock-probe: one reading ahead of each run of the timed sequence and one after the last.
+  const bool probing = clock_probe_ns_ > 0;
+  const std::size_t probes = probing ? schedule.size() - warm_runs + 1 : 0;
+  DeviceBuffer probe_buffer;
+  if (probing) probe_buffer = DeviceBuffer(probes * sizeof(ClockReading));
+  auto* const probe_out = reinterpret_cast<ClockReading*>(probe_buffer.data());
 
   // The warm-up runs (the schedule's first ones), each implementation's enqueue time recorded.
   std::vector<std::vector<double>> enqueue_us(n);
@@ -200,7 +240,7 @@ std::vector<Timing> Timer::time_interleaved(
   for (std::size_t i = 0; i < n; ++i) {
     // Median, not mean: the first launch of a kernel may load its module (lazy loading).
     if (!enqueue_us[i].empty()) t[i].host_us_per_launch = median(std::move(enqueue_us[i]));
-    host_us_all += t[i].host_us_per_launch + kEnqueueExtraUs;
+    host_us_all += t[i].host_us_per_launch + kEnqueueExtraUs + (probing ? kEnqueueExtraUs : 0);
   }
   TMA_BENCH_CHECK(cudaStreamSynchronize(stream_));
 
@@ -213,6 +253,7 @@ std::vector<Timing> Timer::time_interleaved(
     for (std::size_t j = warm_runs; j < schedule.size(); ++j) {
       const ScheduledRun& run = schedule[j];
       if (flush) flush();
+      if (probing) launch_clock_probe(stream_, probe_out + (j - warm_runs), clock_probe_ns_);
       if (run.rep < 0) {  // untimed: a balanced walk's surplus
         launches[static_cast<std::size_t>(run.impl)](run.set);
         TMA_BENCH_CHECK_LAUNCH();
@@ -225,6 +266,7 @@ std::vector<Timing> Timer::time_interleaved(
       TMA_BENCH_CHECK_LAUNCH();
       TMA_BENCH_CHECK(cudaEventRecord(stop_[e], stream_));
     }
+    if (probing) launch_clock_probe(stream_, probe_out + (probes - 1), clock_probe_ns_);
     const double enqueued_us = now_us() - t0;
     TMA_BENCH_CHECK(cudaStreamSynchronize(stream_));
     host_bound = enqueued_us > spin_us;
@@ -242,6 +284,19 @@ std::vector<Timing> Timer::time_interleaved(
     }
     t[i].stats = summarize(std::move(samples));
     t[i].host_bound = host_bound;
+  }
+  if (probing) {
+    std::vector<ClockReading> readings(probes);
+    TMA_BENCH_CHECK(cudaMemcpy(readings.data(), probe_out, probes * sizeof(ClockReading),
+                               cudaMemcpyDeviceToHost));
+    std::vector<std::optional<double>> mhz;
+    for (const ClockReading& r : readings)
+      mhz.push_back(probe_mhz(r.cycles, r.ns));
+    const std::vector<ScheduledRun> timed_runs(
+        schedule.begin() + static_cast<std::ptrdiff_t>(warm_runs), schedule.end());
+    const std::vector<ClockProbe> clocks = clock_by_impl(timed_runs, mhz, static_cast<int>(n));
+    for (std::size_t i = 0; i < n; ++i)
+      t[i].clock = clocks[i];
   }
   return t;
 }

@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -75,18 +76,50 @@ struct ScheduledRun {
 std::vector<ScheduledRun> interleaved_schedule(int impls, int warmup, int reps, int sets,
                                                unsigned seed);
 
+// --clock-probe: the SM clock next to one implementation's timed runs. A probe (one thread,
+// launch_clock_probe) runs before every launch of time_interleaved's timed sequence and once after
+// the last; a timed run's "before" is the probe just ahead of it, its "after" the probe that
+// follows it (ahead of the next run, after that run's L2 flush in flush mode). Why: at the power
+// cap the clock sets a GEMM's time, and ncu's fixed-clock cycles cannot say whether two kernels
+// timed side by side met the same clock (docs/perf-log.md, session 42's next steps). A probe
+// keeps the SMs but one idle for its window, so the mode perturbs what it measures a little: a
+// diagnostic, off in the README's runs.
+struct ClockProbe {
+  double mhz_before = 0;  // median over the timed runs
+  double mhz_after = 0;
+  int samples = 0;  // timed runs with both probes valid
+};
+
+// The default probe window (--clock-probe): long against the timer's 1 us granularity, short
+// against the GEMMs' 20-600 us.
+inline constexpr long long kClockProbeWindowNs = 10'000;
+
+// MHz of one probe reading (cycles per microsecond); nullopt when it is not a reading (ns <= 0 or
+// cycles <= 0). Pure.
+std::optional<double> probe_mhz(long long cycles, long long ns);
+
+// Each implementation's ClockProbe from the probes of one timed sequence: `runs` is the timed
+// part of the schedule (interleaved_schedule's runs after the warm-up), `mhz` the probes' MHz,
+// runs.size() + 1 of them (nullopt: invalid). Untimed runs (rep -1) are left out; an
+// implementation without a valid pair gets samples = 0. Throws std::logic_error on a size
+// mismatch or an implementation index outside 0 .. impls - 1. Pure.
+std::vector<ClockProbe> clock_by_impl(const std::vector<ScheduledRun>& runs,
+                                      const std::vector<std::optional<double>>& mhz, int impls);
+
 // What time_runs measured.
 struct Timing {
   Stats stats;
-  double host_us_per_launch = 0;  // host time to enqueue one run (median of the warm-up)
-  bool host_bound = false;        // the host could not enqueue the runs while the spin kernel ran
+  double host_us_per_launch = 0;    // host time to enqueue one run (median of the warm-up)
+  bool host_bound = false;          // the host could not enqueue the runs while the spin kernel ran
+  std::optional<ClockProbe> clock;  // time_interleaved with a probe window only
 };
 
 // Times `launch(set)` (enqueue one run on `stream` using rotation set `set`) with the policy
-// above. `flush`, when set, is enqueued before every timed run. Checks every launch.
+// above. `flush`, when set, is enqueued before every timed run. Checks every launch. With
+// `clock_probe_ns` > 0 (--clock-probe), time_interleaved also probes the SM clock (ClockProbe).
 class Timer {
  public:
-  Timer(cudaStream_t stream, int warmup, int reps, int sm_clock_khz);
+  Timer(cudaStream_t stream, int warmup, int reps, int sm_clock_khz, long long clock_probe_ns = 0);
   ~Timer();
   Timer(const Timer&) = delete;
   Timer& operator=(const Timer&) = delete;
@@ -111,6 +144,7 @@ class Timer {
   int warmup_;
   int reps_;
   int sm_clock_khz_;
+  long long clock_probe_ns_;
   std::vector<cudaEvent_t> start_;
   std::vector<cudaEvent_t> stop_;
 };
