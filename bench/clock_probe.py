@@ -17,6 +17,8 @@ cuBLASLt's in the README's regime is one of clock (the power cap) or of cycles. 
 record has no case with both implementations probed. --expect: exit 1
 unless the first record's LLM-set geometric means of the clock ratio and of the cycle ratio are
 these (to 4 decimals; a check of the script on a fixture, tools/tma_bench/CMakeLists.txt).
+--range LO,HI: exit 1 unless every probed clock lies in [LO, HI] MHz (a GPU test's check that
+the probe reads a clock at all).
 """
 import argparse
 import json
@@ -63,7 +65,29 @@ def main():
     ap.add_argument('--ours', default='tma', help='our implementation (default tma)')
     ap.add_argument('--peer', default='cublasLt', help='the peer (default cublasLt)')
     ap.add_argument('--expect', help='CLOCK,CYCLES: the first record\'s LLM-set geometric means')
+    ap.add_argument('--range', help='LO,HI: exit 1 unless every probed clock (MHz) of every '
+                    'implementation lies in [LO, HI] (a check that the probe reads a clock)')
     args = ap.parse_args()
+
+    if args.range:
+        lo, hi = (float(x) for x in args.range.split(','))
+        bad = []
+        for path in args.records:
+            with open(path) as f:
+                record = json.load(f)
+            for case in record['cases']:
+                for name, impl in case.get('implementations', {}).items():
+                    probe = impl.get('clock_probe') or {}
+                    if not probe:
+                        continue
+                    for key in ('mhz_before', 'mhz_after'):
+                        if probe.get('samples', 0) <= 0 or not lo <= probe[key] <= hi:
+                            bad.append(f'{path}: {case["name"]} [{name}] {key} {probe.get(key)}'
+                                       f' ({probe.get("samples", 0)} samples)')
+        if bad:
+            print(f'--range {args.range}: clocks outside the range:', *bad, sep='\n  ',
+                  file=sys.stderr)
+            return 1
 
     first_llm = None
     for path in args.records:
