@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Repository rules that a compiler cannot check (STYLE.md): inline PTX only in include/tma/ptx/,
-# no assert() in the library headers, formatting per .clang-format where clang-format exists.
+# no assert() in the library headers, every public header in docs/api.md, formatting per
+# .clang-format where clang-format exists.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fail=0
@@ -8,6 +9,15 @@ stray=$(git grep -n -E '\basm\b *(volatile)? *\(' -- '*.cu' '*.cuh' '*.hpp' '*.h
 if [ -n "$stray" ]; then echo "inline PTX outside include/tma/ptx/:"; echo "$stray"; fail=1; fi
 asserts=$(git grep -n -E '\bassert *\(' -- 'include/*' 'src/*' | grep -v static_assert || true)
 if [ -n "$asserts" ]; then echo "assert() in library code (user input must get tma::Error):"; echo "$asserts"; fail=1; fi
+# docs/api.md is the API reference: every public header must be in it (by its include path).
+undocumented=""
+for h in $(git ls-files 'include/*.hpp' 'include/*.cuh'); do
+  grep -qF "\`${h#include/}\`" docs/api.md || undocumented="$undocumented ${h#include/}"
+done
+if [ -n "$undocumented" ]; then
+  echo "public headers missing from docs/api.md (add a section or a line for each):$undocumented"
+  fail=1
+fi
 if command -v clang-format >/dev/null; then
   unformatted=""
   for f in $(git ls-files '*.hpp' '*.cpp' '*.cu' '*.cuh'); do

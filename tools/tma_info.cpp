@@ -3,7 +3,7 @@
 //
 //   tma-info [--device N] [--json]      the GPU(s): TMA yes/no and why, SMs, shared memory,
 //                                       clusters, clocks, driver and runtime versions
-//   tma-info describe --dtype bf16 --dims 4096,4096 --box 64,128 --swizzle 128B
+//   tma-info describe --dtype bf16 --dims 4096,4096 --box 128,64 --swizzle 128B
 //                                       validate a spec and explain it (exit 1 when invalid)
 //   tma-info --help
 //

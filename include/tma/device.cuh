@@ -1,4 +1,6 @@
-// tmakit: everything device code needs, in one include (CUDA translation units only).
+// tmakit: the TMA device API in one include (CUDA translation units only): copies, barriers,
+// pipeline, clusters, descriptors. The wgmma helpers (tma/device/wgmma.hpp, wgmma_desc.hpp: sm_90a
+// only) are included separately.
 //
 //   #include "tma/device.cuh"
 //   __global__ void k(const __grid_constant__ tma::TensorMap map) { ... tma::load(...) ... }
@@ -13,6 +15,7 @@
     "tma/device.cuh is for CUDA translation units (.cu, compiled by nvcc); host code includes tma/tma.hpp"
 #endif
 
+#include "tma/config.hpp"
 #include "tma/device/barrier.hpp"
 #include "tma/device/box.hpp"
 #include "tma/device/bulk.hpp"

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Builds and runs tests/package/consumer against this checkout one way:
-#   run_consumer.sh <find_package|add_subdirectory|fetchcontent> <tmakit source dir> <scratch dir>
+#   run_consumer.sh <find_package|add_subdirectory|fetchcontent>[_cuda] <tmakit source dir> <scratch dir>
+# A _cuda suffix also builds and runs the consumer's .cu file (TMAKIT_CONSUMER_CUDA: the README's
+# CMake lines for CUDA consumers; it prints why it does not run without a GPU).
 set -euo pipefail
 how=$1 src=$2 work=$3
+cuda=OFF
+if [[ $how == *_cuda ]]; then cuda=ON; how=${how%_cuda}; fi
 rm -rf "$work" && mkdir -p "$work"
 gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
-args=(-DTMAKIT_CONSUME="$how" -DTMAKIT_SOURCE_DIR="$src")
+args=(-DTMAKIT_CONSUME="$how" -DTMAKIT_SOURCE_DIR="$src" -DTMAKIT_CONSUMER_CUDA=$cuda)
 case "$how" in
   find_package)
     cmake -S "$src" -B "$work/tmakit-build" "${gen[@]}" -DTMAKIT_CUDA=OFF -DTMAKIT_BUILD_TESTS=OFF \
@@ -37,3 +41,4 @@ if [[ $how != find_package && ${#gen[@]} -gt 0 ]] &&
     { echo "tmakit_ops cannot be built from the consumer project"; exit 1; }
 fi
 "$work/consumer-build/consumer"
+if [ $cuda = ON ]; then "$work/consumer-build/consumer_cuda"; fi

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "tma/config.hpp"
 #include "tma/host/spec.hpp"
 
 namespace tma {

@@ -11,6 +11,7 @@
 
 #include <cuda/ptx>
 
+#include "tma/config.hpp"
 #include "tma/device/barrier.hpp"
 #include "tma/device/debug.hpp"
 #include "tma/ptx/prefetch.hpp"

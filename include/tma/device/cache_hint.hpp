@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "tma/config.hpp"
 #include "tma/ptx/cache_policy.hpp"
 
 namespace tma {

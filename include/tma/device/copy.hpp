@@ -22,6 +22,7 @@
 
 #include <cuda/ptx>
 
+#include "tma/config.hpp"
 #include "tma/device/barrier.hpp"
 #include "tma/device/cache_hint.hpp"
 #include "tma/device/debug.hpp"
@@ -191,7 +192,7 @@ __device__ __forceinline__ void store(const TensorMap* map, const void* smem,
 // Reduce-store: global[box at coords] = global Op smem, element-wise, atomically per element,
 // clipped at the edges; same ordering rules as store(). The element type comes from the map and
 // must be one the PTX ISA allows for Op (model::reduce_supported holds that table: e.g. add takes
-// u32/s32/u64/f32/f16/bf16, inc/dec only u32, and/or/xor only integer types); a type the
+// u32/s32/u64/f32/f16/bf16, inc/dec only u32, and/or/xor only u32 and u64); a type the
 // hardware does not support for Op faults at run time.
 //   cp.reduce.async.bulk.tensor.Rd.global.shared::cta.{add,min,max,inc,dec,and,or,xor}.tile
 //       .bulk_group [map, {coords}], [smem];              PTX ISA 8.0, sm_90 (cuda::ptx)

@@ -21,6 +21,7 @@
 
 #include <cuda/ptx>
 
+#include "tma/config.hpp"
 #include "tma/ptx/space.hpp"
 
 namespace tma {

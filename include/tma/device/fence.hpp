@@ -7,6 +7,8 @@
 
 #include <cuda/ptx>
 
+#include "tma/config.hpp"
+
 namespace tma {
 
 // fence.proxy.async.shared::cta;            PTX ISA 8.0, sm_90 (cuda::ptx::fence_proxy_async).

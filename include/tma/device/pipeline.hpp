@@ -27,6 +27,7 @@
 
 #include <cstdint>
 
+#include "tma/config.hpp"
 #include "tma/device/barrier.hpp"
 #include "tma/device/debug.hpp"
 #include "tma/device/fence.hpp"

@@ -6,6 +6,8 @@
 // { std::byte bytes[128]; }) to host/tensor_map.hpp, which also encodes it.
 #pragma once
 
+#include "tma/config.hpp"
+
 namespace tma {
 
 struct TensorMap;

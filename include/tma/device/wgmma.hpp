@@ -18,6 +18,7 @@
 
 #include <cstdint>
 
+#include "tma/config.hpp"
 #include "tma/device/wgmma_desc.hpp"
 #include "tma/ptx/warpgroup.hpp"
 #include "tma/ptx/wgmma.hpp"

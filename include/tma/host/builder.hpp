@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "tma/config.hpp"
 #include "tma/host/error.hpp"
 #include "tma/host/spec.hpp"
 #include "tma/host/types.hpp"

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "tma/config.hpp"
 #include "tma/host/error.hpp"
 #include "tma/host/spec.hpp"
 #include "tma/host/types.hpp"

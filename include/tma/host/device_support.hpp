@@ -10,6 +10,8 @@
 #include <sstream>
 #include <string>
 
+#include "tma/config.hpp"
+
 namespace tma {
 
 struct DeviceSupport {

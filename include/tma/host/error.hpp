@@ -12,12 +12,16 @@
 #include <utility>
 #include <vector>
 
+#include "tma/config.hpp"
+
 namespace tma {
 
 // One value per rule. The numbering is stable: new rules are appended, none is renumbered.
 // Rules 1..32 come from the driver's documentation of cuTensorMapEncodeTiled / Im2col
-// (cuda.h, "Tensor Map Object Management"); 33..36 are the row-major builder's own checks; 37 was
-// found by the validator-vs-driver sweep on a GPU.
+// (cuda.h, "Tensor Map Object Management"), except TMA009 (a null address) and TMA012 (dimension
+// 0's stride), which are tmakit's own; 33..36 are the row-major builder's own checks; 37 was found
+// by the validator-vs-driver sweep on a GPU; 38 is tmakit's own (interleaved chunks, finding 12).
+// validate.hpp says which the driver enforces.
 enum class Rule : std::uint16_t {
   kModeValid = 1,           // TMA001 mode-valid
   kDataTypeValid,           // TMA002 dtype-valid
@@ -147,8 +151,8 @@ class Error : public std::runtime_error {
       : std::runtime_error(compose(headline, violations)), violations_(std::move(violations)) {}
 
   // The driver (or the runtime around it) failed. `driver_code` is the CUresult (0 when the
-  // driver was not reached); `pending_runtime_error` the cudaError_t that was already pending
-  // before encoding (0 when none).
+  // driver was not reached); `pending_runtime_error` a cudaError_t: the one already pending before
+  // encoding (make_tensor_map), or the failed runtime call's (tma::ops); 0 when none.
   Error(std::string headline, int driver_code, int pending_runtime_error = 0)
       : std::runtime_error(std::move(headline)),
         driver_code_(driver_code),
@@ -158,7 +162,8 @@ class Error : public std::runtime_error {
   const std::vector<Violation>& violations() const { return violations_; }
   // The CUresult the driver returned; 0 when the driver was not called.
   int driver_code() const { return driver_code_; }
-  // A cudaError_t that was pending before encoding (an earlier kernel faulted); 0 when none.
+  // A cudaError_t: pending before encoding (an earlier kernel faulted), or, from tma::ops, the
+  // runtime call that failed; 0 when none.
   int pending_runtime_error() const { return pending_runtime_error_; }
 
  private:

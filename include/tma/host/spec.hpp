@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "tma/config.hpp"
 #include "tma/host/types.hpp"
 
 namespace tma {

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <string>
 
+#include "tma/config.hpp"
 #include "tma/host/error.hpp"
 #include "tma/host/spec.hpp"
 #include "tma/host/types.hpp"

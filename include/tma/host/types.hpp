@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "tma/config.hpp"
+
 namespace tma {
 
 // The most dimensions a tensor map can describe (CUDA driver API, cuTensorMapEncodeTiled).

@@ -10,6 +10,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "tma/config.hpp"
+
 namespace tma::model {
 
 // An IEEE 754 binary interchange-style format: sign, exp_bits of biased exponent, mant_bits of

@@ -41,6 +41,7 @@
 #include <span>
 #include <string>
 
+#include "tma/config.hpp"
 #include "tma/host/spec.hpp"
 #include "tma/model/layout.hpp"
 

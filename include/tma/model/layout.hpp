@@ -13,7 +13,8 @@
 //   * Tiled traversal (PTX ISA, "Tensors" > "Tiled Mode" > "Bounding Box", "Traversal-Stride"):
 //     along dimension d the box visits coords[d] + k * traversal_step(d) for
 //     k < box_extent(spec, d); an index < 0 or >= dims[d] in any dimension is out of bounds
-//     ("Out of Boundary Access": filled on loads, and, for stores, not written).
+//     ("Out of Boundary Access": filled on loads, and, for stores, not written; but stores write
+//     dimension 0 in whole 16 B chunks, stored_dim0_limit).
 //   * Interleaved tiled maps (INTERLEAVE_16B / 32B; MEASURED on the H200, docs/hardware-findings.md
 //     finding 12): the unit of dimension 0 is one whole interleave chunk of C = 16 / 32 bytes, not
 //     an element: chunk i0 lives at byte i0 * C (plus the outer dimensions' strides), and
@@ -39,6 +40,7 @@
 #include <string_view>
 #include <utility>
 
+#include "tma/config.hpp"
 #include "tma/host/spec.hpp"
 #include "tma/host/types.hpp"
 #include "tma/model/swizzle.hpp"

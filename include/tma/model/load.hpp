@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 
+#include "tma/config.hpp"
 #include "tma/host/spec.hpp"
 #include "tma/model/layout.hpp"
 

@@ -11,6 +11,7 @@
 //   im2col.hpp     load_im2col              (im2col load)
 #pragma once
 
+#include "tma/config.hpp"
 #include "tma/model/float_bits.hpp"
 #include "tma/model/im2col.hpp"
 #include "tma/model/layout.hpp"

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "tma/config.hpp"
 #include "tma/host/spec.hpp"
 #include "tma/model/layout.hpp"
 #include "tma/model/load.hpp"

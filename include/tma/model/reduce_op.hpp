@@ -23,6 +23,7 @@
 #include <string>
 #include <string_view>
 
+#include "tma/config.hpp"
 #include "tma/host/types.hpp"
 #include "tma/model/float_bits.hpp"
 
@@ -155,8 +156,8 @@ inline void require_reduce_supported(ReduceOp op, DataType t, std::string_view w
       std::string(who) + ": reduce " + std::string(to_string(op)) + " on element type " +
       std::string(to_string(t)) +
       " is not supported by cp.reduce.async.bulk.tensor (PTX ISA table: add u32/s32/u64/f32/"
-      "f16/bf16; min/max u32/s32/u64/s64/f16/bf16; inc/dec u32; and/or/xor 32/64-bit integers): "
-      "use a listed type or another op");
+      "f16/bf16; min/max u32/s32/u64/s64/f16/bf16; inc/dec u32; and/or/xor u32/u64, the table's "
+      "signed types left out: .and on s64 faults on an H200): use a listed type or another op");
 }
 
 // Bits of the element after redOp(old, src): `old` is the global element, `src` the shared-memory

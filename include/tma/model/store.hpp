@@ -4,8 +4,10 @@
 //
 // Both visit the same elements as a load of the same box (layout.hpp's traversal, element strides
 // included) and read each from the same place in the swizzled shared-memory image. Elements
-// outside the tensor are skipped (clipped); global bytes not covered by an in-bounds element of the
-// box are untouched.
+// outside the tensor are skipped (clipped), except that dimension 0 is written in whole 16-byte
+// chunks: elements past dims_inner_first[0] in the chunk of a row's last element are written too,
+// into the row's padding (layout.hpp, stored_dim0_limit; measured). Every other global byte is
+// untouched.
 //
 // Caveats for the GPU tests:
 //   * The PTX ISA ("Restriction on Tensor Copy instructions", recent versions) says that for the
@@ -25,6 +27,7 @@
 #include <cstdint>
 #include <span>
 
+#include "tma/config.hpp"
 #include "tma/host/spec.hpp"
 #include "tma/model/layout.hpp"
 #include "tma/model/reduce_op.hpp"
@@ -32,7 +35,9 @@
 namespace tma::model {
 
 // Writes every in-bounds element of the tiled box at `coords` from `smem` (exactly smem_bytes(spec)
-// bytes, read through the swizzle) to `global`. Out-of-bounds elements are not written.
+// bytes, read through the swizzle) to `global`. Out-of-bounds elements are not written, but for
+// the elements past dims_inner_first[0] that share a 16-byte chunk with the row's last element
+// (stored_dim0_limit).
 // Throws std::invalid_argument like load_box.
 inline void store_box(const TensorMapSpec& spec, std::span<const std::byte> smem,
                       std::span<const std::int32_t> coords, std::span<std::byte> global) {

@@ -10,6 +10,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "tma/config.hpp"
 #include "tma/ops/tensor_view.hpp"
 
 namespace tma::ops {
@@ -24,8 +25,9 @@ void copy(const TensorView& dst, const TensorView& src, cudaStream_t stream = nu
           Path path = Path::kTma);
 
 // dst[b][j][i] = src[b][i][j]: src is [rows, cols] or [batch, rows, cols], dst the transposed
-// [cols, rows] / [batch, cols, rows]. bf16, fp16 or fp32. Innermost strides 1, other strides
-// multiples of 16 bytes, bases 16-byte aligned, no overlap.
+// [cols, rows] / [batch, cols, rows]. Any element type of 2 or 4 bytes (bf16, fp16, fp32, ...: the
+// elements are moved, not converted; tested on bf16, fp16 and fp32). Innermost strides 1, other
+// strides multiples of 16 bytes, bases 16-byte aligned, no overlap.
 void transpose(const TensorView& dst, const TensorView& src, cudaStream_t stream = nullptr,
                Path path = Path::kTma);
 

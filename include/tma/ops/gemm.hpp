@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "tma/config.hpp"
 #include "tma/host/types.hpp"
 #include "tma/ops/copy.hpp"  // Path
 

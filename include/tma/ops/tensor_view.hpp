@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "tma/config.hpp"
 #include "tma/host/types.hpp"
 
 namespace tma::ops {

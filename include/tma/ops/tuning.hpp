@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "tma/config.hpp"
 #include "tma/ops/copy.hpp"
 
 namespace tma::ops {

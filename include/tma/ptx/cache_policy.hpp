@@ -3,6 +3,8 @@
 
 #include <cstdint>
 
+#include "tma/config.hpp"
+
 namespace tma::ptx {
 
 // createpolicy.fractional.L2::evict_first.b64 policy, 1.0;   PTX ISA 7.4, sm_80. Any thread.

@@ -9,6 +9,8 @@
 
 #include <cstdint>
 
+#include "tma/config.hpp"
+
 namespace tma::ptx {
 
 // 32-bit shared-memory address of a generic pointer into this CTA's shared memory (cvta.to.shared).

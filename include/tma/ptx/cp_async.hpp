@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "tma/config.hpp"
+
 namespace tma::ptx {
 
 // cp.async.cg.shared.global [dst], [src], 16, src_bytes;    PTX ISA 7.0, sm_80. Any thread.

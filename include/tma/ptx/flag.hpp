@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include "tma/config.hpp"
+
 namespace tma::ptx {
 
 // ld.acquire.gpu.global.u64 v, [p];   PTX ISA 7.0, sm_70. Any thread.

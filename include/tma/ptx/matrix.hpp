@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "tma/config.hpp"
+
 namespace tma::ptx {
 
 // stmatrix.sync.aligned.m8n8.x4.shared.b16 [addr], {r0, r1, r2, r3};   PTX ISA 7.8, sm_90. The

@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "tma/config.hpp"
+
 namespace tma::ptx {
 
 // mapa.shared::cluster.u32 remote, local, rank;   PTX ISA 7.8, sm_90. Any thread.

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 
+#include "tma/config.hpp"
 #include "tma/ptx/common.hpp"
 
 namespace tma::ptx {

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 
+#include "tma/config.hpp"
 #include "tma/ptx/common.hpp"
 
 namespace tma::ptx {

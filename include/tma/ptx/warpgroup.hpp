@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "tma/config.hpp"
+
 namespace tma::ptx {
 
 // setmaxnreg.inc.sync.aligned.u32 N;                PTX ISA 8.0, sm_90a. The whole warpgroup.

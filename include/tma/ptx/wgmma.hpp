@@ -21,6 +21,8 @@
 
 #include <cstdint>
 
+#include "tma/config.hpp"
+
 namespace tma::ptx {
 
 // wgmma.fence.sync.aligned;                         PTX ISA 8.0, sm_90a. The whole warpgroup.
