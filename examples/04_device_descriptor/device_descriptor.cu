@@ -148,8 +148,15 @@ int main() {
   }
 
   std::vector<tma::DescriptorFields<2>> host_fields;
-  for (int t = 0; t < kTensors; ++t)
+  for (int t = 0; t < kTensors; ++t) {
     host_fields.push_back(fields_of(tensors[t]->get(), kShapes[t]));
+    // The fields' ranges, checked where they are made (debug builds also trap on the device).
+    if (const tma::DescriptorFieldsProblem p = tma::descriptor_fields_problem(host_fields.back())) {
+      std::printf("FAIL: tensor %d: %s = %llu %s\n", t, p.what,
+                  static_cast<unsigned long long>(p.value), p.rule);
+      return 1;
+    }
+  }
   example::DeviceBuffer<tma::DescriptorFields<2>> fields(kTensors);
   fields.upload(host_fields);
   example::DeviceBuffer<tma::TensorMap> descs(kTensors);  // cudaMalloc: 256-byte aligned

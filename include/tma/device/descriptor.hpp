@@ -54,6 +54,7 @@
 
 #include "tma/config.hpp"
 #include "tma/device/debug.hpp"
+#include "tma/device/descriptor_fields.hpp"
 #include "tma/device/tensor_map_ref.hpp"
 #include "tma/host/types.hpp"
 #include "tma/ptx/common.hpp"
@@ -65,17 +66,8 @@ struct alignas(128) DescriptorScratch {
   std::byte bytes[detail::kTensorMapBytes];
 };
 
-// The fields of a tiled descriptor that make_descriptor / update_descriptor set, innermost first
-// (the order of TensorMapSpec). Aggregate-initialize it; element strides left 0 are taken as 1.
-template <int R>
-struct DescriptorFields {
-  static_assert(R >= 1 && R <= 5, "a tiled tensor map has rank 1..5");
-  const void* address;                           // 16-byte aligned (32 with interleave 32B)
-  std::uint32_t dims_inner_first[R];             // 1 .. 2^32 - 1 (.global_dim is a .b32 field)
-  std::uint64_t strides_bytes_inner_first[R];    // [0] ignored; [1..] multiples of 16, < 2^40
-  std::uint32_t box_inner_first[R];              // 1 .. 256
-  std::uint32_t element_strides_inner_first[R];  // 1 .. 8; 0 means 1
-};
+// DescriptorFields<R> (the fields make_descriptor / update_descriptor set) and
+// descriptor_fields_problem (their range check): descriptor_fields.hpp.
 
 // tensormap.replace .elemtype code of a DataType. The PTX codes run u8, u16, u32, s32, u64, s64,
 // f16, f32, f32.ftz, f64, bf16, tf32, tf32.ftz, b4x16, b4x16_p64, b6x16_p32 (0..15), while
@@ -166,12 +158,20 @@ __device__ __forceinline__ void copy_descriptor(void* dst, const TensorMap* src)
 }
 
 // Sets address, rank, extents, strides, box and element strides of the tiled descriptor at `desc`
-// (shared or global memory, 128-byte aligned).
+// (shared or global memory, 128-byte aligned). The fields must be in range
+// (descriptor_fields_problem): tensormap.replace stores whatever it is given (ordinary stores with
+// bit-field edits, above), so a field out of range makes a descriptor the driver would refuse to
+// encode. Debug builds (TMA_DEBUG_CHECKS) trap on the first field out of range, naming it.
 //   tensormap.replace.tile.{global_address,rank,global_dim,global_stride,box_dim,element_stride}
 //       .{shared::cta,global}.b1024.{b64,b32} [desc], {ord,} value;
 //                                         PTX ISA 8.3, sm_90a (cuda::ptx). One thread.
 template <int R>
 __device__ __forceinline__ void replace_fields(void* desc, const DescriptorFields<R>& f) {
+#if TMA_DEBUG_CHECKS
+  if (const DescriptorFieldsProblem p = descriptor_fields_problem(f)) {
+    detail::device_fail(p.what, p.value, p.rule);
+  }
+#endif
   detail::with_descriptor_space(desc, [&](auto space) {
     namespace p = cuda::ptx;
     p::tensormap_replace_global_address(space, desc, reinterpret_cast<std::uint64_t>(f.address));
