@@ -5,8 +5,9 @@
 # sanitize (the suite's --quick runs under compute-sanitizer), ops (gpu_ops byte-exact test),
 # bench (tma-bench all: copy, transpose, copy-tune; then the torch peers into the same JSON),
 # gemm (tests/gemm/gpu_gemm, then `tma-bench gemm` into gemm.json, then the torch / Triton peers
-# into it), clocks (`tma-bench gemm --clock-probe` into gemm-clocks.json: the README's run with the
-# SM clock probed around every timed launch, tabulated by bench/clock_probe.py), overhead
+# into it), clocks (CLOCK_ROUNDS, default 3, alternating rounds of the README's gemm run without and
+# with `--clock-probe`, the SM clock probed around every timed launch, into clocks/: the clocks
+# tabulated by bench/clock_probe.py, both kinds of round compared by bench/ab_compare.py), overhead
 # (bench/experiments/gemm_overhead for OVERHEAD_CONFIGS, default 0 1 2).
 # Each step's log is kept; the script's exit status is the number of failed steps.
 # gemm's test is bounded by GEMM_TEST_TIMEOUT seconds (default 300), its benchmark by
@@ -62,13 +63,22 @@ for s in "$@"; do
         step gemmpeers python3 bench/torch_peers.py "$out/gemm.json"
       fi ;;
     clocks)
-      # shellcheck disable=SC2086  # GEMM_BENCH_ARGS is a list of options
-      step gemmclocks timeout -k 10 "${GEMM_BENCH_TIMEOUT:-420}" \
-        "$build/tools/tma_bench/tma-bench" gemm --clock-probe ${GEMM_BENCH_ARGS:-} \
-        --json "$out/gemm-clocks.json"
-      if [ -s "$out/gemm-clocks.json" ]; then
-        step clocktable python3 bench/clock_probe.py "$out/gemm-clocks.json"
-      fi ;;
+      # CLOCK_ROUNDS (default 3) alternating rounds: the README's gemm run plain, then with the
+      # probe (one seed per round for both), into $out/clocks/{plain,clocks}-rN.json; then the
+      # clocks of every probed round (bench/clock_probe.py) and both kinds of round against
+      # cuBLASLt (bench/ab_compare.py: how far the probes move the ratios).
+      mkdir -p "$out/clocks"
+      for r in $(seq 1 "${CLOCK_ROUNDS:-3}"); do
+        for kind in plain clocks; do
+          probe=(); [ $kind = clocks ] && probe=(--clock-probe)
+          # shellcheck disable=SC2086  # GEMM_BENCH_ARGS is a list of options
+          step "$kind-r$r" timeout -k 10 "${GEMM_BENCH_TIMEOUT:-420}" \
+            "$build/tools/tma_bench/tma-bench" gemm ${probe[@]+"${probe[@]}"} --seed "$r" ${GEMM_BENCH_ARGS:-} \
+            --json "$out/clocks/$kind-r$r.json"
+        done
+      done
+      step clocktable python3 bench/clock_probe.py "$out"/clocks/clocks-r*.json
+      step clockab python3 bench/ab_compare.py "$out/clocks" --order plain,clocks ;;
     overhead)
       # The per-tile overhead of each configuration (bench/experiments/gemm_overhead.cu).
       for config in ${OVERHEAD_CONFIGS:-0 1 2}; do
