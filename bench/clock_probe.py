@@ -68,13 +68,15 @@ def main():
     ap.add_argument('--range', help='LO,HI: exit 1 unless every probed clock (MHz) of every '
                     'implementation lies in [LO, HI] (a check that the probe reads a clock)')
     args = ap.parse_args()
+    records = []
+    for path in args.records:
+        with open(path) as f:
+            records.append((path, json.load(f)))
 
     if args.range:
         lo, hi = (float(x) for x in args.range.split(','))
         bad = []
-        for path in args.records:
-            with open(path) as f:
-                record = json.load(f)
+        for path, record in records:
             for case in record['cases']:
                 for name, impl in case.get('implementations', {}).items():
                     probe = impl.get('clock_probe') or {}
@@ -90,9 +92,7 @@ def main():
             return 1
 
     first_llm = None
-    for path in args.records:
-        with open(path) as f:
-            record = json.load(f)
+    for path, record in records:
         window = record.get('policy', {}).get('clock_probe_window_ns')
         r = rows(record, args.ours, args.peer)
         print(f'{path}: {record.get("gpu", {}).get("name", "?")}, probe window {window} ns')

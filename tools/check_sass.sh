@@ -54,12 +54,7 @@ done
 # shellcheck source=tools/find_tool.sh
 source "$(dirname "${BASH_SOURCE[0]}")/find_tool.sh"
 
-cuobjdump=$(find_tool cuobjdump "${CUOBJDUMP:-}")
-if [[ -z "$cuobjdump" || ! -x "$cuobjdump" ]]; then
-  echo "check_sass.sh: cuobjdump not found: install the CUDA toolkit's cuobjdump (package" \
-       "cuda-cuobjdump, or pip nvidia-cuda-cuobjdump) or set CUOBJDUMP=/path/to/cuobjdump" >&2
-  exit 2
-fi
+cuobjdump=$(require_cuobjdump check_sass.sh) || exit 2
 demangler=$(find_tool cu++filt)
 [[ -n "$demangler" ]] || demangler=$(find_tool c++filt)
 demangle() { if [[ -n "$demangler" ]]; then "$demangler"; else cat; fi; }

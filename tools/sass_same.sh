@@ -25,12 +25,7 @@ if [ ${#objs[@]} -eq 0 ]; then
 fi
 # shellcheck source=tools/find_tool.sh
 source "$(dirname "${BASH_SOURCE[0]}")/find_tool.sh"
-dump=$(find_tool cuobjdump "${CUOBJDUMP:-}")
-if [[ -z "$dump" || ! -x "$dump" ]]; then
-  echo "sass_same.sh: cuobjdump not found: set CUOBJDUMP or put it on PATH (scripts/deps.sh" \
-       "fetches one into .tools/bin, scripts/env.sh adds that to PATH)" >&2
-  exit 2
-fi
+dump=$(require_cuobjdump sass_same.sh) || exit 2
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 sass() {  # the SASS text without the per-file headers
   "$dump" -sass "$1" | grep -v -E '^Fatbin|^=+$|^[[:space:]]*(arch|code version|host|compile_size|producer|identifier) = '
