@@ -32,7 +32,7 @@ binary is recorded, so change both together.
 
 The record's "tma" entry may come from a binary with other rules or constants than the current
 source: --binary SESSION (BINARIES below: s6, s7, s8, s10, s20, s24, s27, s28, s38, s39, s40,
-the default and the current source) sets what that session's binary had, and each option after it overrides one
+s44, the default and the current source) sets what that session's binary had, and each option after it overrides one
 setting (e.g. new constants, to score a refit). The history: session 6's binary ran with
 --block-cost2 1.3 --block-cost1 1.6 --handoff 2 --gain 0.95; the binaries of sessions 6 and 7
 had the first 4 configurations (--configs 4); session 8 added the widths 224, 240 and 176
@@ -51,7 +51,9 @@ rule (full waves of its tiles with fewer outputs per CTA, K >= 7168, plain produ
 row-major and B column-major: the sweeps' bf16 products; --configs 10 turns it off). Session 40
 added the long-K split rule (the 128 x 256 split in clusters of 2 for K >= 4096 with >= 5 waves of
 its cluster tiles, in place of the 128 x 176 ping-pong or of a 128 x 256 data-parallel plan whose
-last wave is <= 80% full; --long-split-rule off turns it off).
+last wave is <= 80% full; --long-split-rule off turns it off). Session 44 let the swap rule
+apply only on a GPU with at least 4,000 GB/s of DRAM bandwidth (the record's
+peak_bandwidth_gbps: the H200, not the H100; --swap-min-gbps 0 applies it everywhere).
 Session 27's sweep is bench/results/h100-2026-11-27-s27-gemm-sweep.json; session 38's
 (bench/results/h200-2026-11-28-s38-gemm-sweep.json, the 33 target shapes on an H200) checks the
 source of that session; session 39's record (bench/results/h200-2026-11-28-s39-plan-check.json:
@@ -118,6 +120,11 @@ WAVES136 = [2]
 SWAP_CONFIG = 10
 SWAP_MIN_K_BLOCKS = 112
 SWAP_MAX_WAVES = 2
+# ... only on a GPU with at least this peak DRAM bandwidth in GB/s (kSwapMinMemoryGbps; session 44
+# on: the H200's 4,814 has it, the H100 SXM's 3,352 not; 0 for the binaries of sessions 39-43,
+# which swapped on every GPU). MEMORY_GBPS: the record's GPU (its "peak_bandwidth_gbps").
+SWAP_MIN_GBPS = [4000.0]
+MEMORY_GBPS = [0.0]
 # The long-K split rule (gemm_config.hpp: kLongSplitMinKBlocks, kLongSplitMinWaves,
 # kLongSplitLastWave; session 40 on): the 128 x 256 split in clusters of 2, K >= 4096, >= 5 waves
 # of its cluster tiles, in place of the 128 x 176 ping-pong where its even share gives a CTA no
@@ -274,7 +281,8 @@ def choose_plan(m, n, k, sms, c):
                 so_far, one_wave_rule = wave, True
                 break
     # The swap rule (session 39 on).
-    if SWAP_CONFIG < CONFIGS[0] and K_MAJOR_A[0] and K_MAJOR_B[0] and k_blocks >= SWAP_MIN_K_BLOCKS:
+    if (SWAP_CONFIG < CONFIGS[0] and K_MAJOR_A[0] and K_MAJOR_B[0] and
+            k_blocks >= SWAP_MIN_K_BLOCKS and MEMORY_GBPS[0] >= SWAP_MIN_GBPS[0]):
         swap = (SWAP_CONFIG, 1, False)
         tiles, workers = tiles_of(swap), workers_of(swap)
         waves = cdiv(tiles, workers)
@@ -347,6 +355,7 @@ def load(path):
             "cublas": imps["cublasLt"]["median_ms"], "tma": imps["tma"].get("median_ms"),
             "recorded": recorded_plan(imps["tma"].get("detail", "")),
         })
+    MEMORY_GBPS[0] = record["gpu"].get("peak_bandwidth_gbps", 0.0)
     return record["gpu"]["sm_count"], shapes
 
 
@@ -385,7 +394,7 @@ def score(shapes, sms, c):
 
 
 # What each recorded sweep's binary had (its plan rules, configurations and cost constants), so
-# that --binary SESSION checks the replica against it; "s39" is the current source. A new rule
+# that --binary SESSION checks the replica against it; "s44" is the current source. A new rule
 # adds its setting here (off for the older binaries), not a flag to every test.
 BINARIES = {
     "s6": dict(configs=4, pingpong_rule="off", one_wave_rule="off", full_wave_rule="off",
@@ -400,20 +409,24 @@ BINARIES = {
     "s38": dict(configs=10),
     "s39": dict(),
     "s40": dict(),
+    "s44": dict(),
 }
 for _session in BINARIES:
-    if _session != "s40":
+    if _session not in ("s40", "s44"):
         BINARIES[_session].setdefault("long_split_rule", "off")
+    if _session != "s44":
+        BINARIES[_session].setdefault("swap_min_gbps", 0.0)
 CURRENT = dict(configs=len(CONFIG_BLOCK_N), pingpong_rule="s24", one_wave_rule="s27",
-               full_wave_rule="on", waves136=2, long_split_rule="on", **DEFAULTS)
+               full_wave_rule="on", waves136=2, long_split_rule="on", swap_min_gbps=4000.0,
+               **DEFAULTS)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("sweep")
-    ap.add_argument("--binary", choices=list(BINARIES), default="s40",
+    ap.add_argument("--binary", choices=list(BINARIES), default="s44",
                     help="the session whose binary ran the sweep: its rules, configurations and "
-                    "constants (default s40, the current source); the options below override them")
+                    "constants (default s44, the current source); the options below override them")
     for key in DEFAULTS:
         ap.add_argument("--" + key.replace("_", "-"), type=float, default=None)
     ap.add_argument("--grid", action="store_true", help="rank constants on a grid")
@@ -432,6 +445,9 @@ def main():
                     help="the full-wave rule (on from session 27; off before)")
     ap.add_argument("--long-split-rule", choices=["on", "off"], default=None,
                     help="the long-K split rule (on from session 40; off before)")
+    ap.add_argument("--swap-min-gbps", type=float, default=None,
+                    help="the DRAM bandwidth (GB/s) the swap rule needs (4000 from session 44, "
+                    "0 before: every GPU)")
     ap.add_argument("--waves136", type=int, choices=[0, 1, 2], default=None,
                     help="waves of 128 x 136 cluster tiles the 144 rule takes (2 from session 37, "
                     "1 in sessions 30-36, 0: no configuration 9)")
@@ -444,6 +460,7 @@ def main():
     PINGPONG_RULE[0] = settings["pingpong_rule"]
     WAVES136[0] = settings["waves136"]
     LONG_SPLIT_RULE[0] = settings["long_split_rule"]
+    SWAP_MIN_GBPS[0] = settings["swap_min_gbps"]
     c = {key: settings[key] for key in DEFAULTS}
     sms, shapes = load(args.sweep)
     if not shapes:

@@ -354,9 +354,11 @@ int max_clusters(KernelFn kernel, std::uint32_t smem, int cluster_m, int device)
   });
 }
 
-// The device's compute capability and SM count, asked once per device (immutable).
+// The device's compute capability, SM count and peak DRAM bandwidth, asked once per device
+// (immutable).
 struct DeviceInfo {
   int cc_major = 0, cc_minor = 0, sms = 0;
+  double memory_gbps = 0;  // 2 x memory clock x bus width (PlanRequest::memory_gbps)
 };
 DeviceInfo device_info(int dev) {
   return once_per_key(dev, [dev] {
@@ -367,6 +369,12 @@ DeviceInfo device_info(int dev) {
                "compute capability query");
     check_cuda(cudaDeviceGetAttribute(&info.sms, cudaDevAttrMultiProcessorCount, dev),
                "SM count query");
+    int mem_clock_khz = 0, bus_bits = 0;
+    check_cuda(cudaDeviceGetAttribute(&mem_clock_khz, cudaDevAttrMemoryClockRate, dev),
+               "memory clock query");
+    check_cuda(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev),
+               "memory bus width query");
+    info.memory_gbps = 2.0 * mem_clock_khz * 1e3 * (bus_bits / 8.0) / 1e9;
     return info;
   });
 }
@@ -397,8 +405,10 @@ unsigned long long* g_trace = nullptr;
 #endif
 
 // What the plan (gemm_config.hpp: choose_plan) is asked for these arguments and this tuning.
-PlanRequest plan_request(const GemmArgs& g, Path path, const GemmTuning& tuning) {
+PlanRequest plan_request(const GemmArgs& g, Path path, const GemmTuning& tuning,
+                         const DeviceInfo& info) {
   PlanRequest request;
+  request.memory_gbps = info.memory_gbps;
   request.config = tuning.config;
   request.cluster_m = tuning.cluster_m;
   request.stream_k = tuning.stream_k;
@@ -431,7 +441,8 @@ Resolved resolve(const GemmArgs& g, Path path, const GemmTuning& tuning) {
   r.n_main = path == Path::kTma ? tma_store_columns(g.n, cd) : g.n;
   // Configuration, cluster and split together (gemm_config.hpp: choose_plan), estimated with one
   // CTA per SM; the launch below sizes the grid by the real occupancy.
-  const GemmChoice choice = choose_plan(g.m, r.n_main, g.k, sms, plan_request(g, path, tuning));
+  const GemmChoice choice =
+      choose_plan(g.m, r.n_main, g.k, sms, plan_request(g, path, tuning, info));
   r.config = choice.config;
   const int block_n = kGemmConfigs[r.config].block_n;
   Params& p = r.p;
@@ -766,9 +777,10 @@ std::vector<GemmTuning> gemm_candidates(const GemmArgs& args, Path path, int max
   out.push_back(tuning_of(plan.config, plan.cluster_m, plan_split));
   int dev = 0;
   d::check_cuda(cudaGetDevice(&dev), "cudaGetDevice");
+  const d::DeviceInfo info = d::device_info(dev);
   const std::vector<d::GemmChoice> choices =
-      d::candidate_plans(args.m, plan.n_main, args.k, d::device_info(dev).sms,
-                         d::plan_request(args, path, GemmTuning{}), kNumGemmConfigs * 2 + 1);
+      d::candidate_plans(args.m, plan.n_main, args.k, info.sms,
+                         d::plan_request(args, path, GemmTuning{}, info), kNumGemmConfigs * 2 + 1);
   // Each alternative as gemm_tuned resolves it: one it refuses for this launch (a split that
   // does not fit the real worker count) is left out, one that resolves to a plan already listed
   // too.

@@ -449,6 +449,9 @@ struct PlanRequest {
   // operand configuration also needs (gemm_config_swap_supported).
   bool k_major_a = true;
   bool plain = false;
+  // The device's peak DRAM bandwidth in GB/s (memory clock x bus width; 0: unknown). The swap
+  // rule needs at least kSwapMinMemoryGbps.
+  double memory_gbps = 0;
 };
 
 struct GemmChoice {
@@ -487,13 +490,25 @@ inline constexpr std::int64_t kWaves136 = 2;
 // clusters of 1, data-parallel, for a product it runs (gemm_config_swap_supported: plain, A
 // row-major, B column-major) with at least kSwapMinKBlocks k-blocks, when its tiles fill at most
 // kSwapMaxWaves waves of the SMs, the last at least kWave144Share full, and each CTA then computes
-// fewer outputs (waves x 256 x 64) than under the choice so far (waves x 128 x block_n).
+// fewer outputs (waves x 256 x 64) than under the choice so far (waves x 128 x block_n), on a
+// device with at least kSwapMinMemoryGbps of DRAM bandwidth.
 inline constexpr int kSwapConfig = 10;
 static_assert(kGemmConfigs[kSwapConfig].swap_ab && kGemmConfigs[kSwapConfig].pingpong &&
                   kGemmConfigs[kSwapConfig].block_n == 64,
               "kSwapConfig names the swapped-operand 256 x 64 ping-pong");
 inline constexpr std::int64_t kSwapMinKBlocks = 112;
 inline constexpr std::int64_t kSwapMaxWaves = 2;
+// ... and only on a device with at least this peak DRAM bandwidth (PlanRequest::memory_gbps).
+// Measured (docs/perf-log.md session 44): on the H200 (4,814 GB/s) the swapped tile gains 1.7% /
+// 4.2% at 1024 / 2048 x 2112 x 7168 (session 39); on the H100 SXM (3,352 GB/s) it loses 7-10% /
+// 2-4% there to the 136 rule's 128 x 136 tiles in clusters of 2 (ncu, one kernel at a time:
+// 78.9k cycles against 73.6k; cuBLASLt's kernel of the same form 70.2k; on the H200 68.4k against
+// 68.1k). The two GPUs share the die, SM count and L2; the memory system is what differs, and the
+// swapped tile's k-loop is bound by its TMA intake (40 KiB per k-block, session 39). Whether the
+// cause is DRAM bandwidth itself is not established: the threshold separates the two GPUs measured,
+// and a GPU not known to have the bandwidth (0) keeps the 136 rule, whose loss on the H200 is the
+// smaller one.
+inline constexpr double kSwapMinMemoryGbps = 4000;
 // The long-K split rule of choose_plan: the 128 x 256 tile split along K in clusters of 2 for K >=
 // kLongSplitMinKBlocks k-blocks (4096) with at least kLongSplitMinWaves waves of its cluster tiles,
 // in place of the 128 x 176 ping-pong where the split's even share gives a CTA no more outputs
@@ -697,11 +712,12 @@ inline GemmChoice choose_plan(std::int64_t m, std::int64_t n, std::int64_t k, in
   // 1024 x 2112 x 4096 (64 k-blocks) 27.7-28.1 against 27.6-27.8: its longer tile start and
   // four-chunk epilogue through one buffer eat the 6% fewer outputs below ~100 k-blocks. Clusters
   // of 1: 2.6% faster than 2 at 1024 x 2112 x 7168, the same at 2048 (B is a fifth of the stage).
+  // On the H100 it loses to the 136 rule (kSwapMinMemoryGbps).
   // Leaves a given configuration, a forced split or cluster size other than 1, and the other
   // products alone.
   if (req.config < 0 && req.plain && req.k_major_a && req.k_major_b && req.may_cluster &&
       (req.cluster_m == 0 || req.cluster_m == 1) && req.stream_k != 2 &&
-      k_blocks64 >= kSwapMinKBlocks) {
+      k_blocks64 >= kSwapMinKBlocks && req.memory_gbps >= kSwapMinMemoryGbps) {
     const GemmChoice swap{kSwapConfig, 1, false};
     const std::int64_t tiles = tiles_of(swap), workers = workers_of(swap);
     const std::int64_t waves = waves_of(swap);

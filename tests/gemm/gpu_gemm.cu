@@ -780,8 +780,9 @@ std::vector<Case> all_cases() {
     // since session 30, cluster 2), 2048 x 2112 data-parallel (two waves of 128 x 136 since
     // session 37, cluster 2; split 128 x 192 tiles before, still run above by streamk()); for
     // bf16 outputs (plain products) both since session 39 on 256 x 64 swapped tiles (config 10,
-    // cluster 1: the swap rule); 128 x 2112 split (128 x 128, cluster 1); each case prints the
-    // plan it ran.
+    // cluster 1: the swap rule) where the GPU has the DRAM bandwidth for them (the H200; since
+    // session 44 the H100 keeps the 128 x 136 tiles); 128 x 2112 split (128 x 128, cluster 1);
+    // each case prints the plan it ran.
     c.tuning.stream_k = 0;
     for (std::int64_t m : {128, 1024, 2048}) {
       c.m = m, c.n = 2112, c.k = 7168;

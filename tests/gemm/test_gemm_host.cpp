@@ -1268,6 +1268,21 @@ TEST(GemmPlan, OneWaveOf144WideTiles) {
   EXPECT_EQ(plan::choose_plan(1024, 2112, 7168, 132, req).config, plan::kConfig136);
 }
 
+// The LLM shapes of the README's command (tma-bench gemm): M from 128 to 16384 against issue 5's
+// six (N, K).
+std::vector<std::array<std::int64_t, 3>> readme_llm_shapes() {
+  std::vector<std::array<std::int64_t, 3>> out;
+  for (const std::int64_t m : {128, 512, 1024, 2048, 4096, 8192, 16384})
+    for (const auto& [n, k] : {std::array<std::int64_t, 2>{4096, 4096},
+                               {11008, 4096},
+                               {4096, 11008},
+                               {2112, 7168},
+                               {7168, 2048},
+                               {28672, 8192}})
+      out.push_back({m, n, k});
+  return out;
+}
+
 TEST(GemmPlan, SwapRuleTakesFullWavesOf256x64Tiles) {
   // A plain product (D in the inputs' type, alpha 1, beta 0) with A row-major and B column-major
   // and K >= 7168 (112 k-blocks), whose 256 x 64 tiles fill at most two waves of the SMs, the last
@@ -1275,9 +1290,11 @@ TEST(GemmPlan, SwapRuleTakesFullWavesOf256x64Tiles) {
   // ping-pong) in clusters of 1, data-parallel. Measured (H200, session 39, bench/results/
   // h200-2026-11-28-s39-investigation.txt call 2, three seeds beside the 136 rule's choice):
   // 1024 x 2112 x 7168 (132 tiles) 42.5 us against 43.3-43.7, 2048 x 2112 x 7168 (264) 80.2-80.4
-  // against 84.1-84.5; at K = 4096 no gain.
+  // against 84.1-84.5; at K = 4096 no gain. Only with the H200's DRAM bandwidth (4,814 GB/s;
+  // kSwapMinMemoryGbps): SwapRuleNeedsTheMemoryBandwidth below.
   plan::PlanRequest plain;
   plain.plain = true;
+  plain.memory_gbps = 4814.304;  // the H200 (tma-bench's JSON: 3201 MHz x 6016 bits)
   for (const std::int64_t m : {1024, 2048}) {
     const plan::GemmChoice c = plan::choose_plan(m, 2112, 7168, 132, plain);
     EXPECT_EQ(c.config, plan::kSwapConfig) << m;
@@ -1325,6 +1342,40 @@ TEST(GemmPlan, SwapRuleTakesFullWavesOf256x64Tiles) {
   EXPECT_EQ(plan::choose_plan(1024, 2112, 7168, 132, req).config, 9);
 }
 
+TEST(GemmPlan, SwapRuleNeedsTheMemoryBandwidth) {
+  // On the H100 SXM (3,352 GB/s) the swapped tile loses to the 136 rule's choice at 1024 / 2048 x
+  // 2112 x 7168 (docs/perf-log.md session 44: tma-bench, three seeds, 647-668 against 707-715
+  // TFLOP/s and 714-719 against 730-748; three README-regime rounds: +7.0% / +1.7% with the 136
+  // rule): there, and on a device whose bandwidth is unknown (0), the plan is session 37's, 128 x
+  // 136 tiles in clusters of 2, data-parallel. At the threshold itself the swap rule applies.
+  plan::PlanRequest req;
+  req.plain = true;
+  for (const double gbps : {3352.32, 0.0, plan::kSwapMinMemoryGbps - 1}) {
+    req.memory_gbps = gbps;
+    for (const std::int64_t m : {1024, 2048}) {
+      const plan::GemmChoice c = plan::choose_plan(m, 2112, 7168, 132, req);
+      EXPECT_EQ(c.config, plan::kConfig136) << m << " at " << gbps << " GB/s";
+      EXPECT_EQ(c.cluster_m, 2) << m << " at " << gbps << " GB/s";
+      EXPECT_FALSE(c.split) << m << " at " << gbps << " GB/s";
+    }
+  }
+  req.memory_gbps = plan::kSwapMinMemoryGbps;
+  EXPECT_EQ(plan::choose_plan(1024, 2112, 7168, 132, req).config, plan::kSwapConfig);
+  // The bandwidth changes nothing else: of the README command's LLM shapes (plain products),
+  // only those two plan differently on the H100 and the H200.
+  for (const auto& [m, n, k] : readme_llm_shapes()) {
+    plan::PlanRequest h100, h200;
+    h100.plain = h200.plain = true;
+    h100.memory_gbps = 3352.32;
+    h200.memory_gbps = 4814.304;
+    const plan::GemmChoice a = plan::choose_plan(m, n, k, 132, h100);
+    const plan::GemmChoice b = plan::choose_plan(m, n, k, 132, h200);
+    const bool same = a.config == b.config && a.cluster_m == b.cluster_m && a.split == b.split;
+    EXPECT_EQ(same, !((m == 1024 || m == 2048) && n == 2112 && k == 7168))
+        << m << " x " << n << " x " << k;
+  }
+}
+
 TEST(GemmPlan, LongKSplitRule) {
   // K >= 4096 (64 k-blocks) and at least 5 waves of 128 x 256 cluster tiles (clusters of 2): the
   // 128 x 256 split in clusters of 2 in place of the 128 x 176 ping-pong where its even share gives
@@ -1334,20 +1385,14 @@ TEST(GemmPlan, LongKSplitRule) {
   // alternating rounds, the plan overridden on the shapes it changes): 1024 / 2048 / 4096 x 28672
   // x 8192 +3.2 / +1.5 / +2.0%, 2048 x 11008 x 4096 +2.7%, 8192 x 4096 x 4096 / 11008 +1.4 /
   // +1.8%, 16384 x 11008 x 4096 +1.2%, 8192 / 16384 x 28672 x 8192 +0.1 / +0.5%.
-  for (std::int64_t m : {128, 512, 1024, 2048, 4096, 8192, 16384})
-    for (const auto& [n, k] : {std::array<std::int64_t, 2>{4096, 4096},
-                               {11008, 4096},
-                               {4096, 11008},
-                               {2112, 7168},
-                               {7168, 2048},
-                               {28672, 8192}}) {
-      const plan::GemmChoice c = plan::choose_plan(m, n, k, 132, plan::PlanRequest{});
-      const bool taken = c.config == 0 && c.cluster_m == 2 && c.split;
-      // Issue 5's shapes on it: the nine above, and the three the cost model already split there
-      // (8192^3-like: 16384 x 4096 x 4096 / 11008 and, below, the squares).
-      const bool already = m == 16384 && n == 4096;
-      EXPECT_EQ(taken, is_long_split_shape(m, n, k) || already) << m << " x " << n << " x " << k;
-    }
+  for (const auto& [m, n, k] : readme_llm_shapes()) {
+    const plan::GemmChoice c = plan::choose_plan(m, n, k, 132, plan::PlanRequest{});
+    const bool taken = c.config == 0 && c.cluster_m == 2 && c.split;
+    // Issue 5's shapes on it: the nine above, and the three the cost model already split there
+    // (8192^3-like: 16384 x 4096 x 4096 / 11008 and, below, the squares).
+    const bool already = m == 16384 && n == 4096;
+    EXPECT_EQ(taken, is_long_split_shape(m, n, k) || already) << m << " x " << n << " x " << k;
+  }
   // Not where the same split lost: 4096 x 11008 x 4096 (-1.8%: the 128 x 128 ping-pong's 85%-full
   // waves), 16384 x 2112 x 7168 (-9.7%: N = 2112 wastes 12% of 256-wide columns), 1024 x 11008 x
   // 4096 (-2.4%: 2.6 waves); nor at K = 2048 (the ping-pong's: 8192 x 7168 x 2048).

@@ -198,8 +198,10 @@ inline constexpr GemmConfig kGemmConfigs[] = {
     // 9): 1024 x 2112 x 7168 42.5 us against 43.3-43.7 (ncu: 68.4k cycles, cuBLASLt's kernel
     // 68.1k, config 9 71.0k), 2048 x 2112 x 7168 80.2-80.4 against 84.1-84.5; at K = 4096 no gain.
     // With 4 stages and two buffers 5% slower than config 9 (the ring too shallow for 40 KiB
-    // stages); a cooperative form (each warpgroup N = 128 of the rows) 17% slower. The plan takes
-    // it by its own rule (gemm_config.hpp: the swap rule).
+    // stages); a cooperative form (each warpgroup N = 128 of the rows) 17% slower. On the H100
+    // it loses to config 9 (session 44: 7-10% at 1024 x 2112 x 7168, ncu 78.9k cycles against
+    // 73.6k). The plan takes it by its own rule (gemm_config.hpp: the swap rule), on a GPU with
+    // at least 4,000 GB/s of DRAM bandwidth (kSwapMinMemoryGbps: the H200, not the H100).
     {64, 5, 1, true, true},
 };
 inline constexpr int kNumGemmConfigs = sizeof(kGemmConfigs) / sizeof(kGemmConfigs[0]);
