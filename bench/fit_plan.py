@@ -57,7 +57,9 @@ peak_bandwidth_gbps: the H200, not the H100; --swap-min-gbps 0 applies it everyw
 Session 27's sweep is bench/results/h100-2026-11-27-s27-gemm-sweep.json; session 38's
 (bench/results/h200-2026-11-28-s38-gemm-sweep.json, the 33 target shapes on an H200) checks the
 source of that session; session 39's record (bench/results/h200-2026-11-28-s39-plan-check.json:
-the 47 shapes of the README's command, each with two variants beside the plan) the current one.
+the 47 shapes of the README's command, each with two variants beside the plan) that session's,
+session 40's (...-s40-plan-check.json, H200) its own, and session 44's
+(bench/results/h100-2026-12-05-s44-plan-check.json, H100) the current source's.
 """
 
 import argparse
