@@ -30,6 +30,7 @@
 #include "gemm_kernel.cuh"
 #include "gemm_kernels.hpp"
 #include "plan.hpp"
+#include "tma/host/device_support.hpp"
 #include "tma/host/tensor_map.hpp"
 #include "tma/ops/gemm.hpp"
 
@@ -358,7 +359,7 @@ int max_clusters(KernelFn kernel, std::uint32_t smem, int cluster_m, int device)
 // (immutable).
 struct DeviceInfo {
   int cc_major = 0, cc_minor = 0, sms = 0;
-  double memory_gbps = 0;  // 2 x memory clock x bus width (PlanRequest::memory_gbps)
+  double memory_gbps = 0;  // peak_memory_gbps (PlanRequest::memory_gbps)
 };
 DeviceInfo device_info(int dev) {
   return once_per_key(dev, [dev] {
@@ -374,7 +375,7 @@ DeviceInfo device_info(int dev) {
                "memory clock query");
     check_cuda(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev),
                "memory bus width query");
-    info.memory_gbps = 2.0 * mem_clock_khz * 1e3 * (bus_bits / 8.0) / 1e9;
+    info.memory_gbps = peak_memory_gbps(mem_clock_khz, bus_bits);
     return info;
   });
 }

@@ -263,6 +263,16 @@ TEST(TensorMap, ValidatesBeforeCallingTheDriver) {
   }
 }
 
+// Peak DRAM bandwidth from DeviceSupport's clock and bus width: the values tma-bench recorded on
+// the two GPUs measured (bench/results: H100 SXM 3,352.32 GB/s, H200 4,814.304 GB/s); 0 unknown.
+TEST(DeviceSupport, PeakMemoryBandwidth) {
+  EXPECT_DOUBLE_EQ(peak_memory_gbps(2619000, 5120), 3352.32);
+  EXPECT_DOUBLE_EQ(peak_memory_gbps(3201000, 6016), 4814.304);
+  EXPECT_EQ(peak_memory_gbps(0, 5120), 0.0);
+  EXPECT_EQ(peak_memory_gbps(2619000, 0), 0.0);
+  static_assert(peak_memory_gbps(1000000, 8) == 2.0);  // 1 GHz, 1 byte, two transfers a clock
+}
+
 // With a Hopper GPU the spec encodes; without a driver the error says so (CI has neither GPU
 // nor driver). Runs on both.
 TEST(TensorMap, EncodesOrSaysWhyNot) {

@@ -102,7 +102,7 @@ MachineInfo collect_machine(const DeviceSupport& gpu) {
   TMA_BENCH_CHECK(cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, gpu.device));
   m.pci_bus_id = bus_id;
   TMA_BENCH_CHECK(cudaMemGetInfo(&m.free_bytes, &m.total_bytes));
-  m.peak_bandwidth_gbps = 2.0 * gpu.mem_clock_khz * 1e3 * (gpu.mem_bus_width_bits / 8.0) / 1e9;
+  m.peak_bandwidth_gbps = tma::peak_memory_gbps(gpu.mem_clock_khz, gpu.mem_bus_width_bits);
   m.smi_before = read_nvidia_smi(gpu.device);
   m.timestamp = utc_now();
   return m;

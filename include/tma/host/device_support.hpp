@@ -41,6 +41,13 @@ struct DeviceSupport {
   int mem_bus_width_bits = 0;
 };
 
+// Peak DRAM bandwidth in GB/s (10^9 bytes per second) of a memory clock and bus width, as
+// DeviceSupport reports them: two transfers per clock over the bus (H100 SXM: 2,619 MHz x 5,120
+// bits = 3,352 GB/s; H200: 3,201 MHz x 6,016 bits = 4,814 GB/s). 0 when either is unknown (0).
+constexpr double peak_memory_gbps(int mem_clock_khz, int mem_bus_width_bits) {
+  return 2.0 * mem_clock_khz * 1e3 * (mem_bus_width_bits / 8.0) / 1e9;
+}
+
 namespace detail {
 
 inline std::string cuda_error_text(cudaError_t e) {
