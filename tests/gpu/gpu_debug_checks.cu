@@ -76,9 +76,10 @@ int main(int argc, char** argv) {
   for (int m = 0; m < kModes; ++m)
     if (name == kModeNames[m]) mode = m;
   if (mode < 0) {
-    std::fprintf(stderr,
-                 "usage: gpu_debug_checks MODE (ok, fields, bulk-size, bulk-align, "
-                 "not-shared, hang)\n");
+    std::fprintf(stderr, "usage: gpu_debug_checks MODE, one of:");
+    for (const char* m : kModeNames)
+      std::fprintf(stderr, " %s", m);
+    std::fprintf(stderr, "\n");
     return 2;
   }
   int device = 0;
@@ -90,30 +91,30 @@ int main(int argc, char** argv) {
   std::byte* global_dst = nullptr;
   void* desc = nullptr;
   int* done = nullptr;
-  const auto check = [](cudaError_t e, const char* what) {
-    if (e == cudaSuccess) return true;
-    std::printf("gpu_debug_checks: %s: %s\n", what, cudaGetErrorString(e));
-    return false;
-  };
-  if (!check(cudaMalloc(&src, kBytes), "cudaMalloc") ||
-      !check(cudaMalloc(&global_dst, kBytes), "cudaMalloc") ||
-      !check(cudaMalloc(&desc, 128), "cudaMalloc") ||
-      !check(cudaMalloc(&done, sizeof(int)), "cudaMalloc") ||
-      !check(cudaMemset(src, 0x5A, kBytes), "cudaMemset") ||
-      !check(cudaMemset(desc, 0, 128), "cudaMemset") ||
-      !check(cudaMemset(done, 0, sizeof(int)), "cudaMemset"))
-    return 1;
-  debug_kernel<<<1, 32>>>(mode, src, global_dst, desc, done);
-  if (!check(cudaGetLastError(), "launch")) return 1;
-  const cudaError_t e = cudaDeviceSynchronize();
-  std::printf("gpu_debug_checks %s: the kernel %s\n", kModeNames[mode],
-              e == cudaSuccess ? "completed" : cudaGetErrorName(e));
-  std::fflush(stdout);
-  if (e != cudaSuccess) return 3;
-  int got = 0;
-  if (!check(cudaMemcpy(&got, done, sizeof(int), cudaMemcpyDeviceToHost), "cudaMemcpy")) return 1;
-  if (mode == kOk && got != 0x5A + 1) {
-    std::printf("gpu_debug_checks ok: the kernel's load gave %d, want %d\n", got - 1, 0x5A);
+  try {  // host-side CUDA errors (TMA_CHECK_CUDA throws): exit 1
+    TMA_CHECK_CUDA(cudaMalloc(&src, kBytes));
+    TMA_CHECK_CUDA(cudaMalloc(&global_dst, kBytes));
+    TMA_CHECK_CUDA(cudaMalloc(&desc, 128));
+    TMA_CHECK_CUDA(cudaMalloc(&done, sizeof(int)));
+    TMA_CHECK_CUDA(cudaMemset(src, 0x5A, kBytes));
+    TMA_CHECK_CUDA(cudaMemset(desc, 0, 128));
+    TMA_CHECK_CUDA(cudaMemset(done, 0, sizeof(int)));
+    debug_kernel<<<1, 32>>>(mode, src, global_dst, desc, done);
+    TMA_CHECK_LAUNCH();
+    // The kernel's own failure is the expected outcome of every mode but ok: not an exception.
+    const cudaError_t e = cudaDeviceSynchronize();
+    std::printf("gpu_debug_checks %s: the kernel %s\n", kModeNames[mode],
+                e == cudaSuccess ? "completed" : cudaGetErrorName(e));
+    std::fflush(stdout);
+    if (e != cudaSuccess) return 3;
+    int got = 0;
+    TMA_CHECK_CUDA(cudaMemcpy(&got, done, sizeof(int), cudaMemcpyDeviceToHost));
+    if (mode == kOk && got != 0x5A + 1) {
+      std::printf("gpu_debug_checks ok: the kernel's load gave %d, want %d\n", got - 1, 0x5A);
+      return 1;
+    }
+  } catch (const testing::CudaError& x) {
+    std::printf("gpu_debug_checks: %s\n", x.what());
     return 1;
   }
   return 0;
