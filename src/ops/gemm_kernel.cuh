@@ -1170,7 +1170,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   constexpr bool kLocal = kEarly && TMA_GEMM_LOCAL_FILL != 0;
   cluster_arrive_relaxed();
   if constexpr (!kLocal) cluster_wait();
-  if constexpr (TMA_GEMM_TRACE != 0) {
+  if constexpr (TMA_GEMM_TRACE != 0) {  // (with kLocal: the arrival, the wait comes later)
     if (threadIdx.x == 0) trace_kernel(p, kInitSynced, clock64());
   }
 
