@@ -168,11 +168,10 @@ __device__ __forceinline__ void issue_k_block(Pipeline<Cfg::kStages>& pipe, Pipe
         load(b + start * 128, map_b, pipe.full(s), c);
       }
     } else {
-      const int b_col0 = b_col - share.b_start;  // (0 for an MN-major B)
 #pragma unroll
-      for (int j = 0; j < Cfg::kAtomsB; ++j) {
+      for (int j = 0; j < Cfg::kAtomsB; ++j) {  // (an MN-major B's b_col is the tile's first)
         std::int32_t c[2];
-        atom_coords<kB>(c, k0, b_col0 + 64 * j);
+        atom_coords<kB>(c, k0, b_col + 64 * j);
         load(b + j * kAtomBytes, map_b, pipe.full(s), c);
       }
     }

@@ -4,9 +4,15 @@
 #   silent (default): the checks never fire (every mode completes, no "tmakit:" line): must fail;
 #   fire: each mode prints its check's line as the real binary does (with another address) and
 #         exits 3 as a failed kernel does: must pass;
-#   wrong: as fire, with the bulk-align line naming another rule: must fail.
+#   wrong: as fire, with the bulk-align line naming another rule: must fail;
+#   noisy: as fire, with a check's line in the "ok" mode too: must fail.
 mode=${1:-?}
 how=${FAKE_DEBUG_CHECKS:-silent}
+if [ "$mode" = ok ] && [ "$how" = noisy ]; then
+  echo "tmakit: bulk_load: bytes = 0x18: must be a non-zero multiple of 16 bytes (cp.async.bulk)"
+  echo "gpu_debug_checks ok: the kernel completed"
+  exit 0
+fi
 if [ "$mode" = ok ] || [ "$how" = silent ]; then
   echo "gpu_debug_checks $mode: the kernel completed"
   exit 0

@@ -42,7 +42,7 @@ check() {
   echo "$verdict $mode"
   while IFS= read -r l; do echo "    $l"; done <<<"$out"
 }
-check ok 0 ""
+check ok 0
 check fields 3 "tmakit: DescriptorFields::box_inner_first[1] = 0x0: must be 1 .. 256"
 check bulk-size 3 "tmakit: bulk_load: bytes = 0x18: must be a non-zero multiple of 16 bytes"
 check bulk-align 3 "tmakit: bulk_load: shared-memory destination = " ": must be 16-byte aligned"
