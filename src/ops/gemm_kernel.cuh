@@ -235,7 +235,7 @@ __device__ __forceinline__ void issue_table_k_block(Pipeline<Cfg::kStages>& pipe
 // Config::kConsumerFill: one thread of the second consumer warpgroup, after the PDL wait and
 // before its setmaxnreg.inc, issues the table tile's first ring fill (table_fill). produce_tma
 // skips those k-blocks (its first unit is that tile).
-template <class Cfg, MatrixMajor kA, MatrixMajor kB>
+template <class Cfg, MatrixMajor kA, MatrixMajor kB, bool kLocal>
 __device__ __forceinline__ void fill_from_table(Pipeline<Cfg::kStages>& pipe, unsigned char* smem,
                                                 const TensorMap* map_a, const TensorMap* map_b,
                                                 const Params& p, int rank, int cluster_m) {
@@ -246,8 +246,8 @@ __device__ __forceinline__ void fill_from_table(Pipeline<Cfg::kStages>& pipe, un
   PipelineState s = pipe.start();
   const int fill = table_fill<Cfg::kStages>(p.sched);
   for (int kb = 0; kb < fill; ++kb)
-    issue_table_k_block<Cfg, kA, kB, false>(pipe, s, smem, map_a, map_b, share, rank, cluster_m,
-                                            first, kb);
+    issue_table_k_block<Cfg, kA, kB, kLocal>(pipe, s, smem, map_a, map_b, share, rank, cluster_m,
+                                             first, kb);
 }
 
 // TMA_GEMM_EARLY_ISSUE (1, the default): configurations with Config::kEarlyIssue start with the
@@ -258,13 +258,13 @@ __device__ __forceinline__ void fill_from_table(Pipeline<Cfg::kStages>& pipe, un
 #define TMA_GEMM_EARLY_ISSUE 1
 #endif
 // TMA_GEMM_LOCAL_FILL (an experiment, session 45; 0, the default: the order of session 44): 1,
-// with TMA_GEMM_EARLY_ISSUE, in configurations with Config::kEarlyIssue, the table tile's first
-// ring fill (produce_tma's kTable) is issued by the thread that initialized the barriers before
-// the cluster barrier's wait, each CTA loading every share of B itself (issue_k_block's kLocal)
-// instead of multicasting its own: no copy of it touches a peer, so it need not wait for the
-// peers' barrier initialization. Predicted: the first load a few hundred cycles earlier (the
-// cluster barrier took ~700 cycles after entry at 2048^3, session 30), a one-wave launch that much
-// shorter. 0: the fill after the kernel's cluster barrier, multicast.
+// with TMA_GEMM_EARLY_ISSUE, the table tile's first ring fill (produce_tma's kTable; the wide
+// ping-pong's fill_from_table, after a named barrier with the warp that initialized the barriers)
+// is issued before the cluster barrier's wait, each CTA loading every share of B itself
+// (issue_k_block's kLocal) instead of multicasting its own: no copy of it touches a peer, so it
+// need not wait for the peers' barrier initialization. Predicted: the first load a few hundred
+// cycles earlier (the cluster barrier took ~700 cycles after entry at 2048^3, session 30), a
+// one-wave launch that much shorter. 0: the fill after the kernel's cluster barrier, multicast.
 #ifndef TMA_GEMM_LOCAL_FILL
 #define TMA_GEMM_LOCAL_FILL 0
 #endif
@@ -346,7 +346,8 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
     }
   }
   // kLocal: the cluster barrier's wait (the kernel arrived at it), now that the table's fill is
-  // out; every copy and release from here may touch a peer.
+  // out (or, in the wide ping-pong, issued by a consumer thread); every copy and release from
+  // here may touch a peer.
   if constexpr (kLocal) cluster_wait();
   Cursor cursor = schedule_start(p.sched, worker_of(p));
   Unit u;
@@ -1164,9 +1165,12 @@ __global__ void __launch_bounds__(kThreads, 1)
   constexpr bool kEarly = kTma && TMA_GEMM_EARLY_ISSUE != 0 && Cfg::kEarlyIssue;
   // TMA_GEMM_LOCAL_FILL: the table tile's first ring fill goes out before the cluster barrier's
   // wait (each thread waits later: the producer thread after that fill, the consumers in
-  // `ready`, the flag warp before publish_flags). Not the wide ping-pong's consumer fill: its
-  // issuer did not initialize the barriers, so it must pass the cluster barrier first.
-  constexpr bool kLocal = kEarly && TMA_GEMM_LOCAL_FILL != 0;
+  // `ready`, the flag warp before publish_flags). The wide ping-pong's consumer fill: its issuer
+  // (warp 8) did not initialize the barriers, so it first meets warp 0 on kInitBarrier (bar.arrive
+  // in the producer's branch, after thread 0's fence_barrier_init: release; bar.sync: acquire, at
+  // CTA scope; warp 0 arriving before the branch, config 7's kernels spilled 4 bytes).
+  constexpr bool kFillFirst = kTma && TMA_GEMM_EARLY_ISSUE != 0 && Cfg::kConsumerFill;
+  constexpr bool kLocal = (kEarly || kFillFirst) && TMA_GEMM_LOCAL_FILL != 0;
   cluster_arrive_relaxed();
   if constexpr (!kLocal) cluster_wait();
   if constexpr (TMA_GEMM_TRACE != 0) {  // (with kLocal: the arrival, the wait comes later)
@@ -1194,10 +1198,13 @@ __global__ void __launch_bounds__(kThreads, 1)
     // (Not with both operands MN-major: there the consumers of the 128 x 256 and 128 x 192 tiles
     // spilled 8-72 bytes with their walk's values live across the inc.)
     constexpr bool kWalkFirst = kEarly && !(kA == MatrixMajor::kMN && kB == MatrixMajor::kMN);
-    if constexpr (kTma && TMA_GEMM_EARLY_ISSUE != 0 && Cfg::kConsumerFill) {
+    if constexpr (kFillFirst) {
+      if constexpr (kLocal) {
+        if (threadIdx.x / 32 == 2 * kWarpgroupThreads / 32) named_barrier_sync(kInitBarrier, 64);
+      }
       if (threadIdx.x == 2 * kWarpgroupThreads) {
         cudaGridDependencySynchronize();
-        fill_from_table<Cfg, kA, kB>(pipe, smem, &map_a, &map_b, p, rank, cluster_m);
+        fill_from_table<Cfg, kA, kB, kLocal>(pipe, smem, &map_a, &map_b, p, rank, cluster_m);
       }
       __syncwarp();
     }
@@ -1214,6 +1221,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     if (stamp) trace_kernel(p, warpgroup == 1 ? kConsumerDone : kConsumerDone1, clock64());
   } else if constexpr (kTma) {
+    if constexpr (kLocal && kFillFirst) {
+      if (threadIdx.x / 32 == 0) named_barrier_arrive(kInitBarrier, 64);
+    }
     produce_tma<Cfg, kA, kB, kEarly, kLocal>(pipe, smem, &map_a, &map_b, p, rank, cluster_m);
     if constexpr (TMA_GEMM_TRACE != 0) {
       if (threadIdx.x == 0) trace_kernel(p, kProducerDone, clock64());
