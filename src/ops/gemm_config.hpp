@@ -113,15 +113,12 @@ TMA_HOST_DEVICE constexpr int row_box_stage_rows(int block_n, int cluster_m) {
 // flag warp (kFlagWarp) waits before it publishes the half (gemm_kernel.cuh: publish_flags); in
 // an aligned one-row split (Schedule::sk_pieces) the flag warp of a finisher arrives on 9 + h once
 // it has seen every peer's flag of half h, where the finishing warpgroup waits before it copies
-// the peers' partial tiles in (add_peer_partials_bulk). TMA_GEMM_LOCAL_FILL's wide ping-pong (an
-// experiment, gemm_kernel.cuh): the first consumer fill's warp waits on 11 for warp 0, whose
-// thread 0 initialized the barriers.
+// the peers' partial tiles in (add_peer_partials_bulk).
 inline constexpr std::uint32_t kEpilogueBarrier = 1;
 inline constexpr std::uint32_t kStreamKBarrier = 3;
 inline constexpr std::uint32_t kOrderBarrier = 5;
 inline constexpr std::uint32_t kFlagBarrier = 7;
 inline constexpr std::uint32_t kReadyBarrier = 9;
-inline constexpr std::uint32_t kInitBarrier = 11;
 inline constexpr int kFlagWarp = 1;  // of the producer warpgroup (TMA path: warp 0 loads)
 
 // The compiled configurations (kGemmConfigs in ops/gemm.hpp, by index) as types.

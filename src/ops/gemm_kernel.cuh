@@ -115,11 +115,7 @@ struct ProducerShare {
 // One k-block into stage s, which the caller has acquired: the full barrier's expected bytes, then
 // A's and B's copies (k0: the k-block's first element; a_row, b_col: this CTA's first A row and B
 // column; tn: the output tile's column).
-// kLocal (a table tile's first ring fill before the cluster barrier, TMA_GEMM_LOCAL_FILL): this
-// CTA loads every CTA's share of B itself, without multicast, into the places the peers'
-// multicast copies would fill: the same bytes land (the expected count is unchanged), and no
-// copy touches a peer, whose barriers may not be initialized yet.
-template <class Cfg, MatrixMajor kA, MatrixMajor kB, bool kLocal = false>
+template <class Cfg, MatrixMajor kA, MatrixMajor kB>
 __device__ __forceinline__ void issue_k_block(Pipeline<Cfg::kStages>& pipe, PipelineState s,
                                               unsigned char* smem, const TensorMap* map_a,
                                               const TensorMap* map_b,
@@ -160,22 +156,7 @@ __device__ __forceinline__ void issue_k_block(Pipeline<Cfg::kStages>& pipe, Pipe
       load(a + j * kAtomBytes, map_a, pipe.full(s), c);
     }
   }
-  if constexpr (kLocal) {
-    if constexpr (kBoxB) {
-      for (int r = 0; r < cluster_m; ++r) {
-        const int start = row_box_start(Cfg::kBlockN, cluster_m, r);
-        const std::int32_t c[2] = {k0, tn * Cfg::kBlockN + start};
-        load(b + start * 128, map_b, pipe.full(s), c);
-      }
-    } else {
-#pragma unroll
-      for (int j = 0; j < Cfg::kAtomsB; ++j) {  // (an MN-major B's b_col is the tile's first)
-        std::int32_t c[2];
-        atom_coords<kB>(c, k0, b_col + 64 * j);
-        load(b + j * kAtomBytes, map_b, pipe.full(s), c);
-      }
-    }
-  } else if constexpr (kBoxB) {
+  if constexpr (kBoxB) {
     const std::int32_t c[2] = {k0, b_col};
     // This CTA's rows start b_start rows into the stage's B tile: b_col minus the
     // tile's first column, re-derived here rather than kept in a register of its own (at 24
@@ -218,7 +199,7 @@ __device__ __forceinline__ int table_fill(const Schedule& sched) {
 
 // k-block kb of the table tile `first` (table_entry, not kNoFirstTile) into stage s, which is free
 // (the ring's first fill: the acquire does not wait); s advanced.
-template <class Cfg, MatrixMajor kA, MatrixMajor kB, bool kLocal>
+template <class Cfg, MatrixMajor kA, MatrixMajor kB>
 __device__ __forceinline__ void issue_table_k_block(Pipeline<Cfg::kStages>& pipe, PipelineState& s,
                                                     unsigned char* smem, const TensorMap* map_a,
                                                     const TensorMap* map_b,
@@ -227,15 +208,15 @@ __device__ __forceinline__ void issue_table_k_block(Pipeline<Cfg::kStages>& pipe
   int ftm, ftn;
   first_tile_decode(first, rank, ftm, ftn);
   pipe.producer_acquire(s);
-  issue_k_block<Cfg, kA, kB, kLocal>(pipe, s, smem, map_a, map_b, share, cluster_m, kb * kBlockK,
-                                     ftm * Cfg::kTileM, ftn * Cfg::kBlockN + share.b_start, ftn);
+  issue_k_block<Cfg, kA, kB>(pipe, s, smem, map_a, map_b, share, cluster_m, kb * kBlockK,
+                             ftm * Cfg::kTileM, ftn * Cfg::kBlockN + share.b_start, ftn);
   s.advance();
 }
 
 // Config::kConsumerFill: one thread of the second consumer warpgroup, after the PDL wait and
 // before its setmaxnreg.inc, issues the table tile's first ring fill (table_fill). produce_tma
 // skips those k-blocks (its first unit is that tile).
-template <class Cfg, MatrixMajor kA, MatrixMajor kB, bool kLocal>
+template <class Cfg, MatrixMajor kA, MatrixMajor kB>
 __device__ __forceinline__ void fill_from_table(Pipeline<Cfg::kStages>& pipe, unsigned char* smem,
                                                 const TensorMap* map_a, const TensorMap* map_b,
                                                 const Params& p, int rank, int cluster_m) {
@@ -246,8 +227,8 @@ __device__ __forceinline__ void fill_from_table(Pipeline<Cfg::kStages>& pipe, un
   PipelineState s = pipe.start();
   const int fill = table_fill<Cfg::kStages>(p.sched);
   for (int kb = 0; kb < fill; ++kb)
-    issue_table_k_block<Cfg, kA, kB, kLocal>(pipe, s, smem, map_a, map_b, share, rank, cluster_m,
-                                             first, kb);
+    issue_table_k_block<Cfg, kA, kB>(pipe, s, smem, map_a, map_b, share, rank, cluster_m, first,
+                                     kb);
 }
 
 // TMA_GEMM_EARLY_ISSUE (1, the default): configurations with Config::kEarlyIssue start with the
@@ -256,17 +237,6 @@ __device__ __forceinline__ void fill_from_table(Pipeline<Cfg::kStages>& pipe, un
 // order before session 36, kept to reproduce its measurements).
 #ifndef TMA_GEMM_EARLY_ISSUE
 #define TMA_GEMM_EARLY_ISSUE 1
-#endif
-// TMA_GEMM_LOCAL_FILL (an experiment, session 45; 0, the default: the order of session 44): 1,
-// with TMA_GEMM_EARLY_ISSUE, the table tile's first ring fill (produce_tma's kTable; the wide
-// ping-pong's fill_from_table, after a named barrier with the warp that initialized the barriers)
-// is issued before the cluster barrier's wait, each CTA loading every share of B itself
-// (issue_k_block's kLocal) instead of multicasting its own: no copy of it touches a peer, so it
-// need not wait for the peers' barrier initialization. Predicted: the first load a few hundred
-// cycles earlier (the cluster barrier took ~700 cycles after entry at 2048^3, session 30), a
-// one-wave launch that much shorter. 0: the fill after the kernel's cluster barrier, multicast.
-#ifndef TMA_GEMM_LOCAL_FILL
-#define TMA_GEMM_LOCAL_FILL 0
 #endif
 
 // The producer warpgroup (all 128 threads): its setmaxnreg.dec and PDL wait, then one thread
@@ -304,7 +274,7 @@ __device__ __forceinline__ void fill_from_table(Pipeline<Cfg::kStages>& pipe, un
 // before the PDL wait (the loads queue behind them: 2048^3 -15%; item 3); the table's line warmed
 // at the kernel's entry (the first load ~270 cycles earlier, the consumers then wait for its
 // DRAM data all the same; item 5).
-template <class Cfg, MatrixMajor kA, MatrixMajor kB, bool kTable, bool kLocal>
+template <class Cfg, MatrixMajor kA, MatrixMajor kB, bool kTable>
 __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsigned char* smem,
                                             const TensorMap* map_a, const TensorMap* map_b,
                                             const Params& p, int rank, int cluster_m) {
@@ -322,8 +292,8 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
       first = table_entry(p);
       if (first != kNoFirstTile) {
         trace(p, 0, 0, 1);
-        issue_table_k_block<Cfg, kA, kB, kLocal>(pipe, s, smem, map_a, map_b, share, rank,
-                                                 cluster_m, first, 0);
+        issue_table_k_block<Cfg, kA, kB>(pipe, s, smem, map_a, map_b, share, rank, cluster_m, first,
+                                         0);
         issued = 1;
       }
     }
@@ -341,14 +311,10 @@ __device__ __forceinline__ void produce_tma(Pipeline<Cfg::kStages>& pipe, unsign
     if (issued != 0) {
       const int fill = table_fill<Cfg::kStages>(p.sched);
       for (; issued < fill; ++issued)
-        issue_table_k_block<Cfg, kA, kB, kLocal>(pipe, s, smem, map_a, map_b, share, rank,
-                                                 cluster_m, first, issued);
+        issue_table_k_block<Cfg, kA, kB>(pipe, s, smem, map_a, map_b, share, rank, cluster_m, first,
+                                         issued);
     }
   }
-  // kLocal: the cluster barrier's wait (the kernel arrived at it), now that the table's fill is
-  // out (or, in the wide ping-pong, issued by a consumer thread); every copy and release from
-  // here may touch a peer.
-  if constexpr (kLocal) cluster_wait();
   Cursor cursor = schedule_start(p.sched, worker_of(p));
   Unit u;
   int first_unit = 0;  // the loop's first unit index (trace stamps only)
@@ -1159,24 +1125,23 @@ __global__ void __launch_bounds__(kThreads, 1)
   // wait still costs the producer ~290 cycles after its ~1,100-cycle schedule walk). Walking the
   // producer's first unit and tile there (and its setmaxnreg and PDL wait too) took 1-3.6% fewer
   // cycles in isolated launches (ncu, base clocks) but 0.3-0.8 us more in tma-bench's runs of
-  // small shapes (session 20, docs/perf-log.md; the patch is in bench/results).
-  // The prologue order of produce_tma's kTable (the producer) and consume's `ready` (the
-  // consumers).
-  constexpr bool kEarly = kTma && TMA_GEMM_EARLY_ISSUE != 0 && Cfg::kEarlyIssue;
-  // TMA_GEMM_LOCAL_FILL: the table tile's first ring fill goes out before the cluster barrier's
-  // wait (each thread waits later: the producer thread after that fill, the consumers in
-  // `ready`, the flag warp before publish_flags). The wide ping-pong's consumer fill: its issuer
-  // (warp 8) did not initialize the barriers, so it first meets warp 0 on kInitBarrier (bar.arrive
-  // in the producer's branch, after thread 0's fence_barrier_init: release; bar.sync: acquire, at
-  // CTA scope; warp 0 arriving before the branch, config 7's kernels spilled 4 bytes).
-  constexpr bool kFillFirst = kTma && TMA_GEMM_EARLY_ISSUE != 0 && Cfg::kConsumerFill;
-  constexpr bool kLocal = (kEarly || kFillFirst) && TMA_GEMM_LOCAL_FILL != 0;
+  // small shapes (session 20, docs/perf-log.md; the patch is in bench/results). Not better
+  // either: the first-tile table's whole first ring fill issued before the wait, each CTA loading
+  // every share of B itself instead of multicasting its own (no copy touches a peer). The first
+  // load left ~300 cycles earlier, but the producer's walk ended 1.0-1.9k cycles later (the fill's
+  // extra copies issued first), the startup burst carries one more share of B per stage from L2,
+  // and the one-wave launches got longer (H100, eight alternating rounds: 1024^3 -9%, 2048^3 -3%,
+  // 1024 x 4096 x 4096 -3.3%; squares -0.3%, LLM -0.05%; session 46, docs/perf-log.md; the patch
+  // is bench/results/h100-2026-12-05-s46-local-fill.patch).
   cluster_arrive_relaxed();
-  if constexpr (!kLocal) cluster_wait();
-  if constexpr (TMA_GEMM_TRACE != 0) {  // (with kLocal: the arrival, the wait comes later)
+  cluster_wait();
+  if constexpr (TMA_GEMM_TRACE != 0) {
     if (threadIdx.x == 0) trace_kernel(p, kInitSynced, clock64());
   }
 
+  // The prologue order of produce_tma's kTable (the producer) and consume's `ready` (the
+  // consumers).
+  constexpr bool kEarly = kTma && TMA_GEMM_EARLY_ISSUE != 0 && Cfg::kEarlyIssue;
   const int warpgroup = static_cast<int>(threadIdx.x) / kWarpgroupThreads;
   const Role role = warpgroup == 0 ? Role::kProducer : Role::kConsumer;
   // The consumers' branch comes first in the source so that ptxas lays the producer's out first:
@@ -1188,7 +1153,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   // gains more is not established). The SASS test gemm_sass_tma (--order) checks the layout.
   if (role == Role::kConsumer) {
     const auto ready = [&] {
-      if constexpr (kLocal) cluster_wait();
       warpgroup_reg_alloc<Cfg::kConsumerRegisters>();
       if constexpr (TMA_GEMM_TRACE != 0) {
         if (threadIdx.x == kWarpgroupThreads) trace_kernel(p, kConsumerRegAlloc, clock64());
@@ -1198,13 +1162,10 @@ __global__ void __launch_bounds__(kThreads, 1)
     // (Not with both operands MN-major: there the consumers of the 128 x 256 and 128 x 192 tiles
     // spilled 8-72 bytes with their walk's values live across the inc.)
     constexpr bool kWalkFirst = kEarly && !(kA == MatrixMajor::kMN && kB == MatrixMajor::kMN);
-    if constexpr (kFillFirst) {
-      if constexpr (kLocal) {
-        if (threadIdx.x / 32 == 2 * kWarpgroupThreads / 32) named_barrier_sync(kInitBarrier, 64);
-      }
+    if constexpr (kTma && TMA_GEMM_EARLY_ISSUE != 0 && Cfg::kConsumerFill) {
       if (threadIdx.x == 2 * kWarpgroupThreads) {
         cudaGridDependencySynchronize();
-        fill_from_table<Cfg, kA, kB, kLocal>(pipe, smem, &map_a, &map_b, p, rank, cluster_m);
+        fill_from_table<Cfg, kA, kB>(pipe, smem, &map_a, &map_b, p, rank, cluster_m);
       }
       __syncwarp();
     }
@@ -1221,17 +1182,12 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     if (stamp) trace_kernel(p, warpgroup == 1 ? kConsumerDone : kConsumerDone1, clock64());
   } else if constexpr (kTma) {
-    if constexpr (kLocal && kFillFirst) {
-      if (threadIdx.x / 32 == 0) named_barrier_arrive(kInitBarrier, 64);
-    }
-    produce_tma<Cfg, kA, kB, kEarly, kLocal>(pipe, smem, &map_a, &map_b, p, rank, cluster_m);
+    produce_tma<Cfg, kA, kB, kEarly>(pipe, smem, &map_a, &map_b, p, rank, cluster_m);
     if constexpr (TMA_GEMM_TRACE != 0) {
       if (threadIdx.x == 0) trace_kernel(p, kProducerDone, clock64());
     }
-    if (p.sched.sk_tiles > 0 && static_cast<int>(threadIdx.x) / 32 == kFlagWarp) {
-      if constexpr (kLocal) cluster_wait();
+    if (p.sched.sk_tiles > 0 && static_cast<int>(threadIdx.x) / 32 == kFlagWarp)
       publish_flags<Cfg>(p, rank, cluster_m);
-    }
   } else {
     warpgroup_reg_dealloc<Cfg::kProducerRegisters>();
     if constexpr (TMA_GEMM_TRACE != 0) {
