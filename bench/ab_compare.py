@@ -9,7 +9,9 @@ BUILD=FILE (one round of BUILD; repeat it for more rounds), each from `tma-bench
 Prints, per build and round, the geometric mean of tmakit's ratio to cuBLASLt over the two sets of
 issue 5 (squares >= 2048; LLM shapes with M >= 1024) and, for each later build against the first
 (in name order, or the order given by --order), each shape's median time over the rounds and the
-ratio first / later (> 1: the later build is faster), with geometric means per set. --expect: exit 1
+ratio first / later (> 1: the later build is faster), with geometric means per set, then each
+shape's mean ratio to cuBLASLt and later / first (> 1: the later build better against the peer
+timed beside it; this one is immune to the GPU's clock changing between runs). --expect: exit 1
 unless every build's first round has these two geometric means (to 4 decimals; a check of the
 script against a recorded run, tools/tma_bench/CMakeLists.txt).
 """
@@ -104,6 +106,21 @@ def main():
             per[issue_set(*meta[name])].append(ta / tb)
             print('  %-34s %9.2f %9.2f us  %.3f' % (name.split('/', 1)[-1], ta * 1e3, tb * 1e3,
                                                    ta / tb))
+        for s in ('all', 'squares', 'llm', 'small'):
+            print('  geomean %-8s %.4f  (n = %d)' % (s, geomean(per[s]), len(per[s])))
+        # The same against the peer: cuBLASLt is timed interleaved with ours in each run, so a
+        # change of the GPU's clock between runs (power-capped shapes move 5-10% from run to run
+        # on an H100, session 46) cancels here and not in the times above.
+        print(f'\nmean ratio to cuBLASLt per shape, {other} / {base} (> 1: {other} better):')
+        per = collections.defaultdict(list)
+        for name in sorted(ratios[base], key=lambda n: meta[n]):
+            if name not in ratios[other]:
+                continue
+            ra = sum(ratios[base][name]) / len(ratios[base][name])
+            rb = sum(ratios[other][name]) / len(ratios[other][name])
+            per['all'].append(rb / ra)
+            per[issue_set(*meta[name])].append(rb / ra)
+            print('  %-34s %9.4f %9.4f     %.3f' % (name.split('/', 1)[-1], ra, rb, rb / ra))
         for s in ('all', 'squares', 'llm', 'small'):
             print('  geomean %-8s %.4f  (n = %d)' % (s, geomean(per[s]), len(per[s])))
     return 1 if failed else 0
