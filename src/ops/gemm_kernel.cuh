@@ -192,9 +192,9 @@ __device__ __forceinline__ std::uint32_t table_entry(const Params& p) {
 // whole data-parallel tile, k order from 0; the ring's first pass, free stages), fill =
 // min(k_blocks, stages). Issued by produce_tma's kTable or by fill_from_table; the producer's
 // walk then skips them. Not better: a first fill of 2 k-blocks, the rest after the walk (the
-// walk ~1.5k cycles sooner, the consumers' first unit no sooner; H100, eight alternating rounds:
-// the sets' ratios to cuBLASLt unchanged, 1.0000 / 1.0001; session 46, docs/perf-log.md; the
-// patch is bench/results/h100-2026-12-05-s46-first-fill.patch).
+// walk ~1.5k cycles sooner, the first unit's first-stage wait 60-150 cycles shorter; H100, eight
+// alternating rounds: the sets' ratios to cuBLASLt unchanged, 1.0000 / 1.0001; session 46,
+// docs/perf-log.md; the patch is bench/results/h100-2026-12-05-s46-first-fill.patch).
 template <int kStages>
 __device__ __forceinline__ int table_fill(const Schedule& sched) {
   return sched.k_blocks < kStages ? sched.k_blocks : kStages;
@@ -1132,10 +1132,11 @@ __global__ void __launch_bounds__(kThreads, 1)
   // either: the first-tile table's whole first ring fill issued before the wait, each CTA loading
   // every share of B itself instead of multicasting its own (no copy touches a peer). The first
   // load left ~300 cycles earlier, but the producer's walk ended 1.0-1.9k cycles later (the fill's
-  // extra copies issued first), the startup burst carries one more share of B per stage from L2,
-  // and the one-wave launches got longer (H100, eight alternating rounds, ratio to cuBLASLt:
-  // 1024^3 -8%, 512 x 4096 x 4096 -3.4%, 2048^3 -2.9%; squares -0.7%, LLM -0.1%; session 46,
-  // docs/perf-log.md; the patch is bench/results/h100-2026-12-05-s46-local-fill.patch).
+  // extra copies issued first), so the refill after the first ring came later and the first
+  // unit's k-loop took 0.7-1.1k cycles longer, and the one-wave launches got longer (H100, eight
+  // alternating rounds, ratio to cuBLASLt: 1024^3 -8%, 512 x 4096 x 4096 -3.4%, 2048^3 -2.9%;
+  // squares -0.7%, LLM -0.1%; session 46, docs/perf-log.md; the patch is
+  // bench/results/h100-2026-12-05-s46-local-fill.patch).
   cluster_arrive_relaxed();
   cluster_wait();
   if constexpr (TMA_GEMM_TRACE != 0) {
