@@ -109,8 +109,8 @@ def main():
         for s in ('all', 'squares', 'llm', 'small'):
             print('  geomean %-8s %.4f  (n = %d)' % (s, geomean(per[s]), len(per[s])))
         # The same against the peer: cuBLASLt is timed interleaved with ours in each run, so a
-        # change of the GPU's clock between runs (power-capped shapes move 5-10% from run to run
-        # on an H100, session 46) cancels here and not in the times above.
+        # change of the GPU's clock between runs (power-capped shapes moved up to ~10% from run
+        # to run on an H100, session 46) cancels here and not in the times above.
         print(f'\nmean ratio to cuBLASLt per shape, {other} / {base} (> 1: {other} better):')
         per = collections.defaultdict(list)
         for name in sorted(ratios[base], key=lambda n: meta[n]):
