@@ -29,6 +29,24 @@ def geomean(xs):
     return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float('nan')
 
 
+def mean(xs):
+    return sum(xs) / len(xs)
+
+
+def per_shape(names, meta, values, compare, line):
+    """One line per shape (line % (shape, a, b, compare(a, b)), values(name) = (a, b)), then the
+    geometric mean of compare over all shapes and per issue-5 set."""
+    per = collections.defaultdict(list)
+    for name in names:
+        a, b = values(name)
+        x = compare(a, b)
+        per['all'].append(x)
+        per[issue_set(*meta[name])].append(x)
+        print(line % (name.split('/', 1)[-1], a, b, x))
+    for s in ('all', 'squares', 'llm', 'small'):
+        print('  geomean %-8s %.4f  (n = %d)' % (s, geomean(per[s]), len(per[s])))
+
+
 def median(xs):
     s = sorted(xs)
     n = len(s)
@@ -96,33 +114,17 @@ def main():
                 failed = True
     base = builds[0]
     for other in builds[1:]:
+        shared = [n for n in sorted(times[base], key=lambda n: meta[n]) if n in times[other]]
         print(f'\nmedian time per shape, {base} / {other} (> 1: {other} faster):')
-        per = collections.defaultdict(list)
-        for name in sorted(times[base], key=lambda n: meta[n]):
-            if name not in times[other]:
-                continue
-            ta, tb = median(times[base][name]), median(times[other][name])
-            per['all'].append(ta / tb)
-            per[issue_set(*meta[name])].append(ta / tb)
-            print('  %-34s %9.2f %9.2f us  %.3f' % (name.split('/', 1)[-1], ta * 1e3, tb * 1e3,
-                                                   ta / tb))
-        for s in ('all', 'squares', 'llm', 'small'):
-            print('  geomean %-8s %.4f  (n = %d)' % (s, geomean(per[s]), len(per[s])))
+        per_shape(shared, meta, lambda n: (median(times[base][n]) * 1e3,
+                                           median(times[other][n]) * 1e3),
+                  lambda a, b: a / b, '  %-34s %9.2f %9.2f us  %.3f')
         # The same against the peer: cuBLASLt is timed interleaved with ours in each run, so a
         # change of the GPU's clock between runs (power-capped shapes moved up to ~10% from run
         # to run on an H100, session 46) cancels here and not in the times above.
         print(f'\nmean ratio to cuBLASLt per shape, {other} / {base} (> 1: {other} better):')
-        per = collections.defaultdict(list)
-        for name in sorted(ratios[base], key=lambda n: meta[n]):
-            if name not in ratios[other]:
-                continue
-            ra = sum(ratios[base][name]) / len(ratios[base][name])
-            rb = sum(ratios[other][name]) / len(ratios[other][name])
-            per['all'].append(rb / ra)
-            per[issue_set(*meta[name])].append(rb / ra)
-            print('  %-34s %9.4f %9.4f     %.3f' % (name.split('/', 1)[-1], ra, rb, rb / ra))
-        for s in ('all', 'squares', 'llm', 'small'):
-            print('  geomean %-8s %.4f  (n = %d)' % (s, geomean(per[s]), len(per[s])))
+        per_shape(shared, meta, lambda n: (mean(ratios[base][n]), mean(ratios[other][n])),
+                  lambda a, b: b / a, '  %-34s %9.4f %9.4f     %.3f')
     return 1 if failed else 0
 
 
