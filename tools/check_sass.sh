@@ -11,6 +11,10 @@
 #                        printf-and-trap helpers: 'tma::detail::(device_fail|report_hang)')
 #   --order FIRST,THEN   in every checked function the first FIRST instruction comes before the
 #                        first THEN one, both present (opcodes matched as by --require): code layout
+#   --none-before OP,OTHER,N  in every checked function no OTHER instruction among the N before
+#                        any OP one, and OP present (matched as by --require); e.g.
+#                        HGMMA,R2UR,8: the wgmma descriptors are not moved from vector registers
+#                        into uniform ones right before each wgmma (they live in uniform ones)
 #   --quiet              print only failures and the verdict
 #
 # Prints a table per function (registers, stack, local bytes, LDL/STL count, TMA opcodes), then
@@ -27,12 +31,13 @@
 set -euo pipefail
 
 usage() {
-  sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 }
 
 requires=()
 orders=()
+nones=()
 function_re=''
 allow_local_re=''
 quiet=0
@@ -43,6 +48,9 @@ while (($#)); do
     --function) [[ $# -ge 2 ]] || usage; function_re="$2"; shift 2 ;;
     --allow-local) [[ $# -ge 2 ]] || usage; allow_local_re="$2"; shift 2 ;;
     --order) [[ $# -ge 2 && "$2" == ?*,?* ]] || usage; orders+=("$2"); shift 2 ;;
+    --none-before)
+      [[ $# -ge 2 && "$2" =~ ^[^,]+,[^,]+,[1-9][0-9]*$ ]] || usage
+      nones+=("$2"); shift 2 ;;
     --quiet) quiet=1; shift ;;
     -h | --help) usage ;;
     --*) echo "check_sass.sh: unknown option $1" >&2; usage ;;
@@ -161,6 +169,28 @@ for bin in "${binaries[@]}"; do
       elif ((at_first > at_second)); then
         fail "$bin: $pretty: its first $first is instruction $at_first, after its first $second" \
              "(instruction $at_second): --order $ord asks for the other layout"
+      fi
+    done
+    for rule in "${nones[@]}"; do
+      IFS=, read -r op other window <<<"$rule"
+      # The first OP that has OTHER among the `window` instructions before it: "k j" (1-based
+      # positions of the OP and of that OTHER), or "none" when OP is missing, or nothing. (awk
+      # reads to the end: an early exit would leave printf writing into a closed pipe, which
+      # pipefail and set -e turn into a silent exit.)
+      hit=$(printf '%s\n' $ops | awk -v op="$op" -v other="$other" -v w="$window" '
+        function is(x, o) { return x == o || index(x, o ".") == 1 }
+        { a[NR] = $0
+          if (is($0, op)) {
+            seen = 1
+            for (j = NR - w; j < NR && !at; j++) if (j >= 1 && is(a[j], other)) { at = NR; by = j }
+          } }
+        END { if (!seen) print "none"; else if (at) print at, by }')
+      if [[ "$hit" == none ]]; then
+        fail "$bin: $pretty has no $op instruction (--none-before $rule)"
+      elif [[ -n "$hit" ]]; then
+        read -r at_op at_other <<<"$hit"
+        fail "$bin: $pretty: instruction $at_other is $other, $((at_op - at_other)) before the" \
+             "$op at $at_op (--none-before $rule)"
       fi
     done
   done <"$tmp/functions.txt"

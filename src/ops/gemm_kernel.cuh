@@ -1177,12 +1177,28 @@ __global__ void __launch_bounds__(kThreads, 1)
     const EpilogueMaps maps{&map_c, &map_d, &map_c_tail, &map_d_tail};
     const bool stamp = TMA_GEMM_TRACE != 0 && threadIdx.x % kWarpgroupThreads == 0;
     if (stamp && warpgroup == 1) trace_kernel(p, kConsumerStart, clock64());
+    // The consumer warpgroup's index, warp-uniform for the compiler: read from lane 0 with a
+    // shuffle, it is a value ptxas may keep in a uniform register, so everything the k-loop derives
+    // from it (a cooperative warpgroup's A rows in its wgmma descriptors, its stage addresses)
+    // runs on the uniform datapath, once per warp instead of in 32 lanes. Computed from threadIdx
+    // it is, as far as ptxas can tell, per-thread: the k-loop of the cooperative tiles had ~28
+    // vector instructions per k-block and warp (descriptor arithmetic, then R2UR into the uniform
+    // registers wgmma reads), 1-5 with it (SASS, session 47). Measured (H100, session 47, eight
+    // alternating README-regime rounds against the build without it, ratio to cuBLASLt): squares
+    // +0.45%, LLM +0.42%; by configuration 128 x 256 +0.55% (21 shapes), 128 x 128 cooperative
+    // +0.43%, 128 x 224 +0.94%, 128 x 136 +0.48%, while the configurations whose k-loop it left as
+    // it was (the ping-pongs: 128 x 128 -0.16%, 128 x 176 -0.04%) did not move. The k-loops are
+    // tensor-bound, so the likely account is energy at the 700 W cap (fewer lanes switching, a
+    // higher clock); cycles and clock were not measured apart (docs/perf-log.md, session 47).
+    // Not for the 128 x 176 ping-pong (Config::kWide): its 240-register consumers' general
+    // epilogue spilled 12-16 bytes with it.
+    const int wgc = Cfg::kWide ? warpgroup - 1 : __shfl_sync(0xffffffffu, warpgroup - 1, 0);
     if constexpr (kWalkFirst) {
-      consume<Cfg, kF16, kA, kB, kPlain, kTma>(pipe, smem, c_bar[warpgroup - 1], maps, p,
-                                               warpgroup - 1, rank, cluster_m, ready);
+      consume<Cfg, kF16, kA, kB, kPlain, kTma>(pipe, smem, c_bar[wgc], maps, p, wgc, rank,
+                                               cluster_m, ready);
     } else {
-      consume<Cfg, kF16, kA, kB, kPlain, kTma>(pipe, smem, c_bar[warpgroup - 1], maps, p,
-                                               warpgroup - 1, rank, cluster_m, [] {});
+      consume<Cfg, kF16, kA, kB, kPlain, kTma>(pipe, smem, c_bar[wgc], maps, p, wgc, rank,
+                                               cluster_m, [] {});
     }
     if (stamp) trace_kernel(p, warpgroup == 1 ? kConsumerDone : kConsumerDone1, clock64());
   } else if constexpr (kTma) {
